@@ -1,0 +1,115 @@
+"""Comparing an analytic expectation with an observation, by value. No torch import.
+
+Tolerances follow the defaults of ``torch.testing.assert_close`` for the
+*observed* dtype, because the precision a run can reach is the run's dtype's,
+not the one the derivation was done in. Printed reprs are never compared.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from harness.model import Expectation, Observation
+
+__all__ = ["DEFAULT_TOLERANCES", "Verdict", "compare", "format_value", "tolerance_for"]
+
+#: (rtol, atol) by dtype, as in torch.testing.assert_close.
+DEFAULT_TOLERANCES: dict[str, tuple[float, float]] = {
+    "torch.float16": (1e-3, 1e-5),
+    "torch.bfloat16": (1.6e-2, 1e-5),
+    "torch.float32": (1.3e-6, 1e-5),
+    "torch.float64": (1e-7, 1e-7),
+    "torch.complex64": (1.3e-6, 1e-5),
+    "torch.complex128": (1e-7, 1e-7),
+    "float": (1e-7, 1e-7),
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Verdict:
+    holds: bool
+    reason: str
+    """Empty when the expectation holds; otherwise why not, in English."""
+    rtol: float = 0.0
+    atol: float = 0.0
+
+
+def tolerance_for(expectation: Expectation, observation: Observation) -> tuple[float, float]:
+    dtype = observation.dtype or ("float" if isinstance(observation.value, float) else "")
+    rtol, atol = DEFAULT_TOLERANCES.get(dtype, (0.0, 0.0))
+    return (
+        rtol if expectation.rtol is None else expectation.rtol,
+        atol if expectation.atol is None else expectation.atol,
+    )
+
+
+def _shape(value: Any) -> tuple[int, ...]:
+    if isinstance(value, list):
+        inner = {_shape(item) for item in value}
+        if len(inner) > 1:
+            raise ValueError("ragged list")
+        return (len(value),) + (inner.pop() if inner else ())
+    return ()
+
+
+def _flatten(value: Any) -> list[Any]:
+    if isinstance(value, list):
+        return [leaf for item in value for leaf in _flatten(item)]
+    return [value]
+
+
+def _numbers_close(expected: Any, observed: Any, rtol: float, atol: float) -> str:
+    try:
+        want_shape, got_shape = _shape(expected), _shape(observed)
+    except ValueError:
+        return "the expected value is a ragged list"
+    if want_shape != got_shape:
+        return f"shape differs: expected {list(want_shape)}, observed {list(got_shape)}"
+    for index, (want, got) in enumerate(zip(_flatten(expected), _flatten(observed), strict=True)):
+        if isinstance(got, bool) or not isinstance(got, (int, float)):
+            return f"element {index} is {got!r}, not a number"
+        if math.isnan(want) and math.isnan(got):
+            continue
+        if not abs(got - want) <= atol + rtol * abs(want):
+            where = f"element {index}: " if want_shape else ""
+            return f"{where}|{got!r} - {want!r}| > atol + rtol·|expected| = {atol} + {rtol}·{abs(want)}"
+    return ""
+
+
+def compare(expectation: Expectation, observation: Observation) -> Verdict:
+    """Whether ``observation`` satisfies ``expectation``; never by printed repr."""
+    want = expectation.value
+    if observation.kind == "error":
+        return Verdict(holds=False, reason=f"the run raised: {observation.value}")
+    if want is None:
+        ok = observation.kind == "none"
+        return Verdict(holds=ok, reason="" if ok else f"expected None, observed {observation.kind}")
+    if isinstance(want, bool):
+        got = observation.value
+        ok = isinstance(got, bool) and got is want
+        return Verdict(holds=ok, reason="" if ok else f"expected {want}, observed {got!r}")
+    if isinstance(want, str):
+        got = observation.value
+        ok = observation.kind == "text" and got == want
+        return Verdict(holds=ok, reason="" if ok else f"expected {want!r}, observed {got!r}")
+    if observation.kind not in ("number", "tensor", "sequence"):
+        return Verdict(holds=False, reason=f"expected a number, observed {observation.kind}")
+    rtol, atol = tolerance_for(expectation, observation)
+    reason = _numbers_close(want, observation.value, rtol, atol)
+    return Verdict(holds=not reason, reason=reason, rtol=rtol, atol=atol)
+
+
+def format_value(value: Any, *, kind: str = "") -> str:
+    """A short, stable text for a value (tables and messages), never a torch repr."""
+    if kind == "none" or value is None:
+        return "None"
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, list):
+        inner = ", ".join(format_value(item) for item in value[:8])
+        return f"[{inner}{', …' if len(value) > 8 else ''}]"
+    return str(value)

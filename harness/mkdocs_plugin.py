@@ -1,0 +1,159 @@
+"""The MkDocs plugin ``harness``: turns ``<!-- harness:... -->`` markers into
+tables and plots read from ``results/``. It never imports torch: the docs build
+reads records, it does not run examples.
+
+Errors a contributor must fix (unknown marker, argument or id; malformed
+record) raise ``PluginError`` naming file and line. A stale record or a figure
+typed by hand is a warning, shown on the page, that fails ``--strict``.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from pathlib import Path
+from typing import Any
+
+from mkdocs.config import base
+from mkdocs.config import config_options as c
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin, event_priority
+
+from harness.examples import Project
+from harness.measured import MEASURED_MARKERS, render_measured
+from harness.model import HarnessError, Location, TrialSpec
+from harness.pages import Marker, find_includes, find_markers
+from harness.render import render_observed
+from harness.snippets import suggest
+from harness.store import Records, load_all
+from harness.trials import load_trials
+
+__all__ = ["HarnessConfig", "HarnessPlugin", "typed_figures"]
+
+log = logging.getLogger("mkdocs.plugins.harness")
+
+MARKERS: dict[str, frozenset[str]] = {"observed": frozenset({"snippet"}), **MEASURED_MARKERS}
+
+_FENCE = re.compile(r"^(\s*)(```+|~~~+).*?^\1\2\s*$", re.M | re.S)
+_COMMENT = re.compile(r"<!--.*?-->", re.S)
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+_FIGURE = re.compile(
+    r"\b\d+(?:[.,]\d+)?\s?(?:ns|µs|us|ms|s|GFLOP/s|TFLOP/s|GB/s|TB/s|KiB|MiB|GiB|MB|GB)\b"
+    r"|\b\d+(?:[.,]\d+)?\s?(?:×|x)\s(?:más\s)?(?:rápid|lent|faster|slower)"
+)
+
+
+class HarnessConfig(base.Config):
+    results = c.Type(str, default="results")
+    """Folder of the records, relative to mkdocs.yml."""
+    check_typed_figures = c.Type(bool, default=True)
+    """Warn about measured-looking figures typed into a page instead of a marker."""
+
+
+def typed_figures(text: str, path: Path) -> list[str]:
+    """Measured-looking numbers in prose (code, comments and markers excluded)."""
+    blank = lambda m: re.sub(r"[^\n]", " ", m.group(0))  # noqa: E731  keep line numbers
+    prose = _INLINE_CODE.sub(blank, _COMMENT.sub(blank, _FENCE.sub(blank, text)))
+    return [
+        f"{path}:{prose.count(chr(10), 0, m.start()) + 1}: measured-looking figure "
+        f"{m.group(0)!r} typed into the page; measured numbers come from a harness marker"
+        for m in _FIGURE.finditer(prose)
+    ]
+
+
+class HarnessPlugin(BasePlugin[HarnessConfig]):
+    def on_config(self, config: Any) -> Any:
+        self.root = Path(config.config_file_path).parent
+        try:
+            self.project = Project.load(self.root)
+            self.records: Records = load_all(self.root / self.config.results, root=self.root)
+            self.specs: dict[str, TrialSpec] = load_trials()
+            self._check_records()
+        except HarnessError as exc:
+            raise PluginError(str(exc)) from None
+        return config
+
+    def _check_records(self) -> None:
+        for record in self.records.items:
+            for (snippet, name), where in record.observation_lines.items():
+                if snippet not in self.project.snippets:
+                    raise HarnessError(
+                        f"{where}: record names unknown snippet {snippet!r}."
+                        f"{suggest(snippet, set(self.project.snippets))}"
+                    )
+            for row in record.rows:
+                if row["trial"] not in self.specs:
+                    raise HarnessError(
+                        f"{row.location}: record names unknown trial {row['trial']!r}."
+                        f"{suggest(row['trial'], set(self.specs))}"
+                    )
+
+    @event_priority(-110)  # after mkdocs-static-i18n (-100), which drops NotebookFile
+    def on_files(self, files: Any, config: Any) -> Any:
+        jupyter = config.plugins.get("mkdocs-jupyter")
+        return jupyter.on_files(files, config) if jupyter is not None else files
+
+    def on_page_markdown(self, markdown: str, page: Any, config: Any, files: Any) -> str:
+        source = Path(page.file.abs_src_path)
+        shown = source.relative_to(self.root) if source.is_relative_to(self.root) else source
+        lang = config.theme.get("language", "es")
+        try:
+            markers = find_markers(markdown, shown)
+            pieces: list[str] = []
+            position = 0
+            for marker in markers:
+                pieces += [markdown[position : marker.start], self._render(marker, markdown, lang)]
+                position = marker.end
+            pieces.append(markdown[position:])
+        except HarnessError as exc:
+            raise PluginError(str(exc)) from None
+        if self.config.check_typed_figures:
+            for message in typed_figures(markdown, shown):
+                log.warning(message)
+        return "".join(pieces)
+
+    def _render(self, marker: Marker, page_text: str, lang: str) -> str:
+        where = marker.location
+        if marker.kind not in MARKERS:
+            raise HarnessError(
+                f"{where}: unknown marker 'harness:{marker.kind}'.{suggest(marker.kind, set(MARKERS))}"
+            )
+        allowed = MARKERS[marker.kind]
+        for key in marker.args:
+            if key not in allowed:
+                raise HarnessError(
+                    f"{where}: unknown argument {key!r} for harness:{marker.kind}."
+                    f"{suggest(key, set(allowed))}"
+                )
+        if marker.kind != "observed":
+            markdown, stale = render_measured(
+                marker.kind, marker.args, records=self.records, specs=self.specs,
+                lang=lang, where=str(where),
+            )
+        else:
+            markdown, stale = self._observed(marker, page_text, lang, where)
+        for message in stale:
+            log.warning(message)
+        return markdown
+
+    def _observed(self, marker: Marker, text: str, lang: str, where: Location) -> tuple[str, list[str]]:
+        snippet_id = marker.args.get("snippet", "")
+        included = {i.snippet_id for i in find_includes(text, where.path)}
+        if snippet_id not in included:
+            raise HarnessError(
+                f"{where}: harness:observed names {snippet_id!r}, which this page does not "
+                f"include.{suggest(snippet_id, included)}"
+            )
+        expectations = self.project.expectations.get(snippet_id, [])
+        if not expectations:
+            raise HarnessError(
+                f"{where}: snippet {snippet_id!r} has no [[expect]] in "
+                f"snippets/{snippet_id.split('/')[0]}/expectations.toml to compare with."
+            )
+        block = render_observed(
+            snippet=self.project.snippets[snippet_id],
+            expectations=expectations,
+            records=self.records.items,
+            lang=lang,
+        )
+        return block.markdown, block.stale

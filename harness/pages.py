@@ -1,0 +1,129 @@
+"""Reading pages: snippet includes and ``harness:`` markers. Standard library only.
+
+A page includes a snippet with a fenced block whose body is one
+pymdownx.snippets line, e.g. ``--8<-- "que-es-pytorch/derivada_cuadrado.py"``;
+markers are one-line HTML comments: ``<!-- harness:observed snippet="..." -->``.
+Both the Sybil glue and the record command use this module, so a page's
+examples run in the same order everywhere.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.model import HarnessError, Location
+
+__all__ = ["Include", "Marker", "find_includes", "find_markers", "parse_marker_args"]
+
+_FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n`]*)$")
+_INCLUDE = re.compile(r"""^[ \t]*-{1,}8<-{1,}[ \t]+(?P<q>["'])(?P<target>[^"']+)(?P=q)[ \t]*$""")
+_MARKER = re.compile(r"<!--\s*harness:(?P<kind>[\w-]+)(?P<args>.*?)-->")
+_ARG = re.compile(r'\s*(?P<key>[\w-]+)="(?P<value>[^"]*)"\s*')
+
+
+@dataclass(frozen=True, kw_only=True)
+class Include:
+    snippet_id: str
+    """Path under ``snippets/`` without suffix or section."""
+    target: str
+    """The include target as written, e.g. ``x/y.py`` or ``x/y.py:shown``."""
+    language: str
+    location: Location
+    """Line of the opening fence."""
+    start: int
+    """Character offset of the opening fence in the page text."""
+    end: int
+    """Character offset just after the closing fence."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Marker:
+    kind: str
+    args: dict[str, str]
+    location: Location
+    start: int
+    end: int
+
+
+def find_includes(text: str, path: Path) -> list[Include]:
+    """Fenced blocks whose whole body is snippet includes, in page order."""
+    found: list[Include] = []
+    lines = text.splitlines(keepends=True)
+    offset = 0
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        opened = _FENCE_OPEN.match(line.rstrip("\n"))
+        if not opened:
+            offset += len(line)
+            index += 1
+            continue
+        start, fence_line = offset, index + 1
+        closing = re.compile(rf"^{re.escape(opened['indent'])}{opened['fence']}[ \t]*$")
+        body: list[str] = []
+        offset += len(line)
+        index += 1
+        while index < len(lines) and not closing.match(lines[index].rstrip("\n")):
+            body.append(lines[index])
+            offset += len(lines[index])
+            index += 1
+        if index < len(lines):
+            offset += len(lines[index])
+            index += 1
+        matches = [_INCLUDE.match(b.rstrip("\n")) for b in body if b.strip()]
+        if not matches or not all(matches):
+            continue
+        language = (opened["info"].split() or [""])[0]
+        for match in matches:
+            assert match is not None
+            target = match["target"]
+            file_part = target.split(":", 1)[0]
+            found.append(
+                Include(
+                    snippet_id=file_part.rsplit(".", 1)[0],
+                    target=target,
+                    language=language,
+                    location=Location(path=path, line=fence_line),
+                    start=start,
+                    end=offset,
+                )
+            )
+    return found
+
+
+def parse_marker_args(raw: str, where: Location) -> dict[str, str]:
+    args: dict[str, str] = {}
+    position = 0
+    raw = raw.rstrip()
+    while position < len(raw):
+        match = _ARG.match(raw, position)
+        if not match:
+            raise HarnessError(
+                f"{where}: cannot read marker arguments at {raw[position:].strip()!r}; "
+                'expected key="value" pairs separated by spaces.'
+            )
+        if match["key"] in args:
+            raise HarnessError(f"{where}: argument {match['key']!r} given twice.")
+        args[match["key"]] = match["value"]
+        position = match.end()
+    return args
+
+
+def find_markers(text: str, path: Path) -> list[Marker]:
+    """Every ``<!-- harness:... -->`` marker, in page order, arguments parsed."""
+    markers: list[Marker] = []
+    for match in _MARKER.finditer(text):
+        line = text.count("\n", 0, match.start()) + 1
+        where = Location(path=path, line=line)
+        markers.append(
+            Marker(
+                kind=match["kind"],
+                args=parse_marker_args(match["args"], where),
+                location=where,
+                start=match.start(),
+                end=match.end(),
+            )
+        )
+    return markers

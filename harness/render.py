@@ -1,0 +1,212 @@
+"""Turning records into Markdown: localized words and numbers, escaped cells, and
+the analytic-versus-observed block of an example. No torch import.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+
+from harness.compare import compare, format_value, tolerance_for
+from harness.model import MISSING, Expectation, Observation, Snippet
+from harness.store import DeviceRecord
+
+__all__ = [
+    "WORDS",
+    "ObservedBlock",
+    "cell",
+    "environment_line",
+    "format_number",
+    "render_observed",
+    "word",
+]
+
+WORDS: dict[str, dict[str, str]] = {
+    "es": {
+        "missing": MISSING,
+        "stale": "desactualizado",
+        "holds": "se cumple",
+        "fails": "no se cumple",
+        "value": "Valor",
+        "analytic": "Expectativa analítica",
+        "observed": "Observado",
+        "derivation": "Derivación",
+        "title_ok": "Expectativa analítica frente a salida observada",
+        "title_fail": "Expectativa analítica frente a salida observada: hay fallos",
+        "title_none": "Expectativa analítica sin salida observada registrada",
+        "title_stale": "Salida observada desactualizada",
+        "held_in": "Se cumplió en",
+        "failed_in": "No se cumplió en",
+        "none": "ninguna",
+        "tolerance": "tolerancia",
+        "exact": "exacto",
+        "no_record": "Aún no hay registro de esta salida: ejecuta `python -m harness record --only examples`.",
+        "stale_note": "El fragmento cambió después del registro; vuelve a registrar.",
+        "snippet": "fragmento",
+        "threads": "hilos",
+        "observed_on": "observado el",
+    },
+    "en": {
+        "missing": "no measurement",
+        "stale": "stale",
+        "holds": "holds",
+        "fails": "does not hold",
+        "value": "Value",
+        "analytic": "Analytic expectation",
+        "observed": "Observed",
+        "derivation": "Derivation",
+        "title_ok": "Analytic expectation versus observed output",
+        "title_fail": "Analytic expectation versus observed output: failures",
+        "title_none": "Analytic expectation with no recorded observation",
+        "title_stale": "Stale observed output",
+        "held_in": "Held in",
+        "failed_in": "Did not hold in",
+        "none": "none",
+        "tolerance": "tolerance",
+        "exact": "exact",
+        "no_record": "No record of this output yet: run `python -m harness record --only examples`.",
+        "stale_note": "The snippet changed after it was recorded; record again.",
+        "snippet": "snippet",
+        "threads": "threads",
+        "observed_on": "observed on",
+    },
+}
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]|#<>!~])")
+
+
+def word(lang: str, key: str) -> str:
+    return WORDS.get(lang, WORDS["es"])[key]
+
+
+def cell(text: object) -> str:
+    """Record text made safe for a table cell: never markup, never a broken row."""
+    flat = " ".join(str(text).split())
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(flat, quote=False)).replace("\\&", "&")
+
+
+def format_number(value: float, lang: str, *, digits: int = 3) -> str:
+    """``1.23`` in English, ``1,23`` in Spanish; scientific form for tiny/huge values."""
+    text = f"{value:.{digits}g}"
+    return text.replace(".", ",") if lang == "es" else text
+
+
+def environment_line(record: DeviceRecord, lang: str) -> str:
+    env = record.environment
+    if env is None:
+        return f"torch {cell(record.torch_build)} · {cell(record.device_key)}"
+    where = env.device_name or env.cpu_model or record.device_key
+    return (
+        f"torch {cell(env.torch_build)} · {cell(where)} · {env.threads} {word(lang, 'threads')}"
+        f" · {cell(env.date[:10])}"
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class ObservedBlock:
+    markdown: str
+    stale: list[str]
+    """One message per stale observation, naming the record file and line."""
+
+
+def _analytic(expectation: Expectation, lang: str) -> str:
+    return f"`{cell(format_value(expectation.value))}`"
+
+
+def _observed_cell(
+    expectation: Expectation, observation: Observation | None, snippet: Snippet, lang: str
+) -> tuple[str, bool | None, bool]:
+    """(cell text, holds or None when unknown, stale)."""
+    if observation is None:
+        return f"*{word(lang, 'missing')}*", None, False
+    stale = observation.snippet_sha256 != snippet.sha256
+    verdict = compare(expectation, observation)
+    value = cell(format_value(observation.value, kind=observation.kind))
+    dtype = f" ({cell(observation.dtype)})" if observation.dtype else ""
+    mark = "✓ " + word(lang, "holds") if verdict.holds else "✗ " + word(lang, "fails")
+    if not verdict.holds and verdict.reason:
+        mark += f": {cell(verdict.reason)}"
+    if verdict.rtol or verdict.atol:
+        mark += (f" (rtol {format_number(verdict.rtol, lang)}, "
+                 f"atol {format_number(verdict.atol, lang)})")
+    text = f"`{value}`{dtype} {mark}"
+    if stale:
+        text = f"**{word(lang, 'stale')}** · " + text
+    return text, verdict.holds, stale
+
+
+def render_observed(
+    *,
+    snippet: Snippet,
+    expectations: list[Expectation],
+    records: list[DeviceRecord],
+    lang: str,
+) -> ObservedBlock:
+    """The analytic-versus-observed block of one example, one column per record."""
+    columns = [r for r in records if r.observations]
+    header = [word(lang, "value"), word(lang, "analytic")]
+    header += [f"{word(lang, 'observed')} · torch {cell(r.torch_build)} · {cell(r.device_key)}"
+               for r in columns] or [word(lang, "observed")]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    stale: list[str] = []
+    held: dict[str, list[str]] = {"held": [], "failed": []}
+    seen_any = False
+    for e in expectations:
+        row = [f"`{cell(e.name)}`", _analytic(e, lang)]
+        for record in columns:
+            found = {(o.snippet, o.name): o for o in record.observations}.get((e.snippet, e.name))
+            text, holds, is_stale = _observed_cell(e, found, snippet, lang)
+            seen_any = seen_any or found is not None
+            label = f"torch {record.torch_build} ({record.device_key})"
+            if holds is not None and not is_stale:
+                held["held" if holds else "failed"].append(label)
+            if is_stale:
+                where = record.observation_lines[(e.snippet, e.name)]
+                stale.append(
+                    f"{where}: observation of {e.snippet!r} ({e.name}) was recorded from other "
+                    "code; run `python -m harness record --only examples`"
+                )
+            row.append(text)
+        if not columns:
+            row.append(f"*{word(lang, 'missing')}*")
+        lines.append("| " + " | ".join(row) + " |")
+    derivations = []
+    for e in expectations:
+        text = e.derivation_en if lang == "en" and e.derivation_en else e.derivation
+        derivations.append(f"- `{cell(e.name)}`: {cell(text)}{_tolerance_note(e, lang)}")
+    failed = sorted(set(held["failed"]))
+    if stale:
+        kind, title = "warning", word(lang, "title_stale")
+    elif failed:
+        kind, title = "failure", word(lang, "title_fail")
+    elif not seen_any:
+        kind, title = "warning", word(lang, "title_none")
+    else:
+        kind, title = "success", word(lang, "title_ok")
+    body = lines + ["", f"**{word(lang, 'derivation')}**", "", *derivations, ""]
+    if seen_any:
+        fmt = lambda names: ", ".join(cell(n) for n in names) or word(lang, "none")  # noqa: E731
+        body.append(f"{word(lang, 'held_in')}: {fmt(sorted(set(held['held'])))}. "
+                    f"{word(lang, 'failed_in')}: {fmt(failed)}.")
+        body.append("")
+        body += [f"- {environment_line(r, lang)} · {word(lang, 'snippet')} "
+                 f"`{cell(snippet.id)}` `sha256:{snippet.sha256[:12]}`" for r in columns]
+    else:
+        body.append(word(lang, "no_record"))
+    if stale:
+        body += ["", f"**{word(lang, 'stale_note')}**"]
+    indented = "\n".join(f"    {line}" if line else "" for line in body)
+    return ObservedBlock(
+        markdown=f'!!! {kind} harness-observed "{title}"\n\n{indented}\n', stale=stale
+    )
+
+
+def _tolerance_note(expectation: Expectation, lang: str) -> str:
+    if not isinstance(expectation.value, (int, float, list)) or isinstance(expectation.value, bool):
+        return ""
+    probe = Observation(snippet="", name="", kind="number", value=0.0, dtype=None)
+    rtol, atol = tolerance_for(expectation, probe)
+    if expectation.rtol is None and expectation.atol is None:
+        return ""
+    return f" ({word(lang, 'tolerance')}: rtol {format_number(rtol, lang)}, atol {format_number(atol, lang)})"

@@ -1,0 +1,118 @@
+"""The Sybil glue on a tiny real project: page order, shared namespace, and
+every bad input of the issue «The site» caught with file and line.
+
+Each run is a subprocess (torch cannot be imported twice in one process), so
+runtime faults share one run: one page per fault, each page its own namespace.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+FAULT_PAGES = {
+    # page name: (snippet source, expectation name, expected value)
+    "namespace": ("import torch\n\nreused = g * 1.0\nprint(reused)\n", "reused", "6.0"),
+    "wrong": ("import torch\n\nx = torch.tensor(3.0)\nsquare = x * x\n", "square", "10.0"),
+    "unknown": ("import torch\n\nsquare = torch.tensor(9.0)\n", "squared", "9.0"),
+    "raises": ("import torch\n\nbad = torch.ones(2) @ torch.ones(3)\n", "bad", "0.0"),
+    "hangs": ("while True:\n    pass\n", "never", "0.0"),
+}
+
+
+def add_page(root: Path, name: str, source: str, expect: str, value: str, *, first: str = "") -> None:
+    (root / "snippets" / name).mkdir(parents=True)
+    (root / "snippets" / name / "ejemplo.py").write_text(source)
+    (root / "snippets" / name / "expectations.toml").write_text(
+        f'[[expect]]\nsnippet = "ejemplo"\nname = "{expect}"\nvalue = {value}\n'
+        'derivation = "Derivación de prueba: 3 · 3 = 9."\n'
+    )
+    fence = '```python\n--8<-- "{0}"\n```\n\n'
+    (root / "docs" / f"{name}.md").write_text(
+        f"# {name}\n\n" + first + fence.format(f"{name}/ejemplo.py")
+    )
+
+
+@pytest.fixture(scope="module")
+def faults(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, str]:
+    import shutil
+    import subprocess
+    import sys
+
+    root = tmp_path_factory.mktemp("faults")
+    shutil.copytree(Path(__file__).parent.parent / "samples" / "mini", root, dirs_exist_ok=True)
+    for name, (source, expect, value) in FAULT_PAGES.items():
+        first = '```python\n--8<-- "pagina/cuadrado.py"\n```\n\n' if name == "namespace" else ""
+        add_page(root, name, source, expect, value, first=first)
+    (root / "docs/pagina.en.md").write_text((root / "docs/pagina.md").read_text())
+    missing = root / "docs/missing.md"
+    missing.write_text("# missing\n\ntext\n\n```python\n--8<-- \"pagina/cuadrao.py\"\n```\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA", "-q",
+         "--continue-on-collection-errors"],
+        cwd=root, capture_output=True, text=True, timeout=120,
+        env={**__import__("os").environ, "HARNESS_EXAMPLE_TIMEOUT": "0.5"},
+    )
+    return done.returncode, done.stdout + done.stderr
+
+
+def test_pages_share_a_namespace_in_page_order(faults) -> None:
+    _, out = faults
+    assert "PASSED docs/namespace.md::sybil:pages,line:7,column:1" in out
+
+
+def test_english_twins_are_not_collected(faults) -> None:
+    _, out = faults
+    assert "pagina.en.md" not in out
+
+
+def test_wrong_analytic_value_names_page_snippet_derivation_and_observed(faults) -> None:
+    _, out = faults
+    assert "docs/wrong.md:3: analytic expectation does not hold for 'square'" in out
+    assert "snippets/wrong/ejemplo.py:4" in out  # the line that binds square
+    assert "expectation: snippets/wrong/expectations.toml:1" in out
+    assert "analytic:    10 — Derivación de prueba: 3 · 3 = 9." in out
+    assert "observed:    9 (torch.float32)" in out
+
+
+def test_expectation_naming_a_value_never_produced(faults) -> None:
+    _, out = faults
+    assert (
+        "snippets/unknown/expectations.toml:1: expectation names 'squared', which "
+        "snippets/unknown/ejemplo.py never produces. Names it defines: square, torch."
+    ) in out
+
+
+def test_snippet_that_raises_points_at_its_own_line(faults) -> None:
+    _, out = faults
+    assert "snippets/raises/ejemplo.py:3: snippet 'raises/ejemplo' raised RuntimeError" in out
+
+
+def test_snippet_that_hangs_is_stopped_by_the_example_timeout(faults) -> None:
+    _, out = faults
+    assert "snippets/hangs/ejemplo.py (snippet 'hangs/ejemplo') ran longer than its 0.5 s limit" in out
+
+
+def test_missing_snippet_file_names_the_page_line(faults) -> None:
+    code, out = faults
+    assert "docs/missing.md:5: unknown snippet 'pagina/cuadrao'. Did you mean 'pagina/cuadrado'?" in out
+    assert code != 0
+    assert "4 failed, 4 passed, 1 error" in out
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ('derivation = "2 · 3 = 6."\n', "", "expectations.toml:13: [[expect]] needs 'derivation'"),
+        ("value = 6.0\n", "value = = 6.0\n", "expectations.toml: malformed TOML: Invalid value (at line 4"),
+        ('name = "doubled"', 'nmae = "doubled"', "expectations.toml:13: unknown key 'nmae' in [[expect]]. Did you mean 'name'?"),
+        ("none = true", "none = true\nvalue = 1.0", "expectations.toml:7: [[expect]] for 'x.grad' needs exactly one of"),
+    ],
+)
+def test_malformed_expectation_stops_collection_with_its_line(mini, pytester, old, new, message) -> None:
+    toml = mini / "snippets/pagina/expectations.toml"
+    toml.write_text(toml.read_text().replace(old, new, 1))
+    result = pytester.runpytest_subprocess()
+    assert result.ret != 0
+    assert message in result.stdout.str()

@@ -1,0 +1,4 @@
+import torch
+
+doubled = torch.tensor(2.0) * 3
+print(doubled)
