@@ -174,7 +174,7 @@ def render_observed(
     derivations = []
     for e in expectations:
         text = e.derivation_en if lang == "en" and e.derivation_en else e.derivation
-        derivations.append(f"- `{cell(e.name)}`: {cell(text)}{_tolerance_note(e, lang)}")
+        derivations.append(f"- `{cell(e.name)}`: {text}{_tolerance_note(e, lang)}")
     failed = sorted(set(held["failed"]))
     if stale:
         kind, title = "warning", word(lang, "title_stale")

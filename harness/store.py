@@ -206,7 +206,7 @@ def read_environment(path: Path, *, root: Path | None = None) -> Environment:
 class DeviceRecord:
     torch_build: str
     device_key: str
-    environment: Environment | None
+    environment: Environment | None = None
     rows: list[Row] = field(default_factory=list)
     observations: list[Observation] = field(default_factory=list)
     observation_lines: dict[tuple[str, str], Location] = field(default_factory=dict)

@@ -1,0 +1,157 @@
+"""Device selection, the backend's documented synchronize, and peak memory.
+
+torch is imported inside functions. ``torch.accelerator`` exists since torch
+2.6 and ``torch.accelerator.memory`` since about 2.9, so each is used only
+after ``hasattr`` says it is there, with the per-backend module as fallback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from harness.model import HarnessError
+
+__all__ = [
+    "CPU_MEMORY_METHOD",
+    "available_types",
+    "device_name",
+    "memory_method",
+    "peak_memory",
+    "reset_peak_memory",
+    "select",
+    "synchronize",
+]
+
+#: VmHWM is the process's resident high-water mark; writing ``5`` to
+#: ``/proc/self/clear_refs`` resets it to the current RSS, so the peak of one
+#: trial is readable in a process that ran others before. tracemalloc would not
+#: see torch's allocator, and a point sample of RSS would miss the peak.
+CPU_MEMORY_METHOD = "VmHWM - VmRSS after writing 5 to /proc/self/clear_refs (bytes)"
+_CPU_FALLBACK_METHOD = "VmHWM - VmRSS at start; VmHWM not resettable here, may include earlier trials"
+_STATUS = Path("/proc/self/status")
+_CLEAR_REFS = Path("/proc/self/clear_refs")
+
+
+def _backend(device_type: str) -> Any:
+    import torch
+
+    return getattr(torch, device_type, None)
+
+
+def available_types() -> list[str]:
+    """Device types this torch build can use on this machine."""
+    import torch
+
+    found = ["cpu"]
+    for name in ("cuda", "mps", "xpu"):
+        module = getattr(torch.backends, name, None) if name == "mps" else _backend(name)
+        try:
+            if module is not None and module.is_available():
+                found.append(name)
+        except (RuntimeError, AttributeError):  # a backend compiled out reports by raising
+            continue
+    return found
+
+
+def select(device_type: str) -> Any:
+    """``torch.device`` for ``device_type`` or a HarnessError listing the usable ones."""
+    import torch
+
+    usable = available_types()
+    if device_type not in usable:
+        raise HarnessError(
+            f"device {device_type!r} is not available with torch {torch.__version__} on this "
+            f"machine; available: {', '.join(usable)}."
+        )
+    return torch.device(device_type)
+
+
+def device_name(device: Any) -> str:
+    """A human name: the CPU model from /proc/cpuinfo, or the accelerator's name."""
+    if device.type == "cpu":
+        import platform
+
+        try:
+            for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+                if line.startswith(("model name", "Model")):
+                    return line.split(":", 1)[1].strip()
+        except OSError:
+            pass
+        return platform.processor() or platform.machine()
+    if device.type == "mps":
+        return "Apple MPS"
+    backend = _backend(device.type)
+    return str(backend.get_device_name(device)) if hasattr(backend, "get_device_name") else device.type
+
+
+def synchronize(device: Any) -> None:
+    """Wait until queued work on ``device`` is done; a no-op on the CPU."""
+    if device.type == "cpu":
+        return
+    import torch
+
+    if hasattr(torch, "accelerator") and hasattr(torch.accelerator, "synchronize"):
+        torch.accelerator.synchronize()
+    else:
+        _backend(device.type).synchronize()
+
+
+def _status_bytes(field: str) -> int:
+    for line in _STATUS.read_text(encoding="utf-8").splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) * 1024
+    raise HarnessError(f"{_STATUS} has no {field} line")
+
+
+def _memory_module(device_type: str) -> Any:
+    import torch
+
+    accelerator = getattr(torch, "accelerator", None)
+    memory = getattr(accelerator, "memory", None)
+    if memory is not None and hasattr(memory, "reset_peak_memory_stats"):
+        return memory
+    return _backend(device_type)
+
+
+def memory_method(device: Any) -> str:
+    """What :func:`peak_memory` reports on ``device`` (recorded with every row)."""
+    if device.type == "cpu":
+        try:
+            _CLEAR_REFS.write_text("5")
+            return CPU_MEMORY_METHOD
+        except OSError:
+            return _CPU_FALLBACK_METHOD
+    if device.type == "mps":
+        return "torch.mps.current_allocated_memory after the run - at reset (no peak counter)"
+    return "max_memory_allocated - memory_allocated at reset_peak_memory_stats (bytes)"
+
+
+def reset_peak_memory(device: Any) -> int:
+    """Start a peak measurement; returns the baseline to subtract later."""
+    if device.type == "cpu":
+        try:
+            _CLEAR_REFS.write_text("5")
+        except OSError:
+            pass  # memory_method() has already named the weaker method
+        return _status_bytes("VmRSS")
+    import torch
+
+    synchronize(device)
+    if device.type == "mps":
+        return int(torch.mps.current_allocated_memory())
+    module = _memory_module(device.type)
+    module.reset_peak_memory_stats()
+    return int(module.memory_allocated())
+
+
+def peak_memory(device: Any, baseline: int) -> int:
+    """Peak bytes above ``baseline`` since :func:`reset_peak_memory`."""
+    if device.type == "cpu":
+        return max(0, _status_bytes("VmHWM") - baseline)
+    import torch
+
+    synchronize(device)
+    if device.type == "mps":
+        return max(0, int(torch.mps.current_allocated_memory()) - baseline)
+    return max(0, int(_memory_module(device.type).max_memory_allocated()) - baseline)

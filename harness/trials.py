@@ -1,0 +1,215 @@
+"""Reading the measured trials declared in ``harness/trials.toml``. No torch import.
+
+A trial is data (:class:`~harness.model.TrialSpec`); the work it names is a
+function in ``harness/workloads.py``. :func:`spec_sha256` hashes both the
+declared fields and the *source text* of that function (and of the module-level
+helpers it calls), read with :mod:`ast`, so editing a workload makes every row
+recorded with the old definition stale without importing torch here.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import hashlib
+import json
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from harness.model import HarnessError, Location, TrialSpec
+from harness.snippets import relative, suggest
+
+__all__ = [
+    "DEVICE_TYPES",
+    "DTYPES",
+    "TASKS",
+    "TRIALS_FILE",
+    "TRIAL_KEYS",
+    "WORKLOADS_FILE",
+    "load_trials",
+    "shape_text",
+    "spec_sha256",
+    "workload_names",
+    "workload_sources",
+]
+
+HERE = Path(__file__).resolve().parent
+TRIALS_FILE = HERE / "trials.toml"
+WORKLOADS_FILE = HERE / "workloads.py"
+
+#: Same tuple as ``harness.store.DEVICE_TYPES``; duplicated because store sits in a
+#: lower layer (it may import this module, not the reverse). A unit test keeps them equal.
+DEVICE_TYPES: tuple[str, ...] = ("cpu", "cuda", "mps", "xpu")
+TASKS: tuple[str, ...] = ("compute", "gradients", "inference", "training")
+#: dtype names as spelled after ``torch.``; float8 is accepted so a trial can show an
+#: unsupported dtype failing as a row rather than being refused here.
+DTYPES: tuple[str, ...] = (
+    "bfloat16", "float16", "float32", "float64", "float8_e4m3fn", "float8_e5m2",
+)
+TRIAL_KEYS: dict[str, str] = {
+    "name": "unique trial name, lowercase letters, digits and _ (required)",
+    "workload": "a function of harness/workloads.py (required)",
+    "task": f"one of {', '.join(TASKS)} (required)",
+    "dtype": "torch dtype name, e.g. float32 (required)",
+    "shape": "array of integers, e.g. [1024, 1024]; [] for a scalar (required)",
+    "batch": "items per call, integer >= 1 (default 1)",
+    "threads": "CPU threads, integer >= 1 (default 1: 2-thread timings are bimodal here)",
+    "tolerance": "largest accepted relative error vs the reference (default 0)",
+    "reference_dtype": "dtype the reference is computed in (default float64)",
+    "group": "the page table the trial belongs to (required)",
+    "quick": "part of the quick (CI) record, true/false (default true)",
+    "devices": f"device types it applies to, subset of {list(DEVICE_TYPES)}",
+    "params": "inline table of workload parameters",
+}
+_REQUIRED = ("name", "workload", "task", "dtype", "shape", "group")
+_NAME = re.compile(r"^[a-z0-9_]+$")
+
+
+def shape_text(shape: tuple[int, ...]) -> str:
+    """``1024x1024`` as in the CSV; ``scalar`` for ``()`` so the cell is never empty."""
+    return "x".join(str(n) for n in shape) if shape else "scalar"
+
+
+def _workload_functions(source: str) -> dict[str, ast.FunctionDef]:
+    tree = ast.parse(source)
+    return {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+
+
+def _is_workload(node: ast.FunctionDef) -> bool:
+    # The convention that makes a function a workload: public, and called only
+    # with the keyword-only arguments ``spec`` and ``device``.
+    keywords = [a.arg for a in node.args.kwonlyargs]
+    return not node.name.startswith("_") and keywords == ["spec", "device"] and not node.args.args
+
+
+def workload_names(*, workloads: Path = WORKLOADS_FILE) -> list[str]:
+    """Names a trial's ``workload`` may take, read from the module's text."""
+    functions = _workload_functions(workloads.read_text(encoding="utf-8"))
+    return sorted(name for name, node in functions.items() if _is_workload(node))
+
+
+def workload_sources(*, workloads: Path = WORKLOADS_FILE) -> dict[str, str]:
+    """Each workload's source plus that of every module-level function it reaches."""
+    source = workloads.read_text(encoding="utf-8")
+    functions = _workload_functions(source)
+    result: dict[str, str] = {}
+    for name, node in functions.items():
+        if not _is_workload(node):
+            continue
+        reached, pending = {name}, [node]
+        while pending:
+            for inner in ast.walk(pending.pop()):
+                callee = inner.id if isinstance(inner, ast.Name) else None
+                if callee in functions and callee not in reached:
+                    reached.add(callee)
+                    pending.append(functions[callee])
+        texts = [ast.get_source_segment(source, functions[n]) or "" for n in sorted(reached)]
+        result[name] = "\n\n".join(texts)
+    return result
+
+
+def spec_sha256(spec: TrialSpec, *, sources: dict[str, str] | None = None) -> str:
+    """Hash of the declared fields and of the workload's source text.
+
+    ``sources`` (from :func:`workload_sources`) saves re-reading the module when
+    hashing many specs; the location is left out, since moving a table in the
+    file does not change what is measured.
+    """
+    fields = {f.name: getattr(spec, f.name) for f in dataclasses.fields(spec) if f.name != "location"}
+    code = (sources if sources is not None else workload_sources()).get(spec.workload, "")
+    text = json.dumps(fields, sort_keys=True, default=list) + "\n" + code
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _key_line(lines: list[str], start: int, end: int, key: str) -> int:
+    pattern = re.compile(rf"^\s*{re.escape(key)}\s*=")
+    for number in range(start, end):
+        if pattern.match(lines[number - 1]):
+            return number
+    return start
+
+
+def _check(raw: dict[str, Any], where: Location, line_of: Any, names: list[str]) -> TrialSpec:
+    for key in raw:
+        if key not in TRIAL_KEYS:
+            shown = Location(path=where.path, line=line_of(key))
+            raise HarnessError(f"{shown}: unknown key {key!r} in [[trial]].{suggest(key, set(TRIAL_KEYS))}")
+    for key in _REQUIRED:
+        if key not in raw:
+            raise HarnessError(f"{where}: [[trial]] needs {key!r}: {TRIAL_KEYS[key]}.")
+
+    def fail(key: str, why: str) -> HarnessError:
+        at = Location(path=where.path, line=line_of(key))
+        return HarnessError(f"{at}: {key} = {raw[key]!r} {why}; expected {TRIAL_KEYS[key]}.")
+
+    if not isinstance(raw["name"], str) or not _NAME.match(raw["name"]):
+        raise fail("name", "is not a valid name")
+    if raw["workload"] not in names:
+        at = Location(path=where.path, line=line_of("workload"))
+        raise HarnessError(
+            f"{at}: unknown workload {raw['workload']!r}.{suggest(str(raw['workload']), set(names))}"
+        )
+    for key, valid in (("task", TASKS), ("dtype", DTYPES), ("reference_dtype", DTYPES)):
+        if key in raw and raw[key] not in valid:
+            at = Location(path=where.path, line=line_of(key))
+            raise HarnessError(f"{at}: unknown {key} {raw[key]!r}.{suggest(str(raw[key]), set(valid))}")
+    shape = raw["shape"]
+    if not isinstance(shape, list) or not all(isinstance(n, int) and n >= 1 for n in shape):
+        raise fail("shape", "is not a list of positive integers")
+    for key in ("batch", "threads"):
+        if key in raw and not (isinstance(raw[key], int) and not isinstance(raw[key], bool) and raw[key] >= 1):
+            raise fail(key, "is not an integer >= 1")
+    if "tolerance" in raw and not (isinstance(raw["tolerance"], (int, float)) and raw["tolerance"] >= 0):
+        raise fail("tolerance", "is not a non-negative number")
+    if "quick" in raw and not isinstance(raw["quick"], bool):
+        raise fail("quick", "is not true or false")
+    devices = raw.get("devices", list(DEVICE_TYPES))
+    if not isinstance(devices, list) or not devices or any(d not in DEVICE_TYPES for d in devices):
+        raise fail("devices", "names an unknown device type")
+    if not isinstance(raw.get("params", {}), dict):
+        raise fail("params", "is not a table")
+    if not isinstance(raw["group"], str) or not _NAME.match(raw["group"]):
+        raise fail("group", "is not a valid group name")
+    return TrialSpec(
+        name=raw["name"], workload=raw["workload"], task=raw["task"], dtype=raw["dtype"],
+        shape=tuple(shape), batch=raw.get("batch", 1), threads=raw.get("threads", 1),
+        tolerance=float(raw.get("tolerance", 0.0)),
+        reference_dtype=raw.get("reference_dtype", "float64"), group=raw["group"],
+        quick=raw.get("quick", True), devices=tuple(devices), params=dict(raw.get("params", {})),
+        location=where,
+    )
+
+
+def load_trials(
+    path: Path = TRIALS_FILE, *, root: Path | None = None, workloads: Path = WORKLOADS_FILE
+) -> dict[str, TrialSpec]:
+    """Every trial of ``path`` keyed by name, in file order; errors name file:line."""
+    shown = relative(path, root or HERE.parent)
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        line = re.search(r"line (\d+)", str(exc))
+        raise HarnessError(f"{shown}:{line.group(1) if line else 1}: malformed TOML: {exc}") from None
+    extra = set(data) - {"trial"}
+    if extra:
+        raise HarnessError(
+            f"{shown}:1: unknown top-level key {sorted(extra)[0]!r}; only [[trial]] tables are allowed."
+        )
+    lines = text.splitlines()
+    headers = [n for n, line in enumerate(lines, start=1) if line.strip().startswith("[[trial]]")]
+    names = workload_names(workloads=workloads)
+    specs: dict[str, TrialSpec] = {}
+    for index, raw in enumerate(data.get("trial", [])):
+        start = headers[index] if index < len(headers) else 1
+        end = headers[index + 1] if index + 1 < len(headers) else len(lines) + 1
+        where = Location(path=shown, line=start)
+        spec = _check(raw, where, lambda key, s=start, e=end: _key_line(lines, s, e, key), names)
+        if spec.name in specs:
+            raise HarnessError(
+                f"{where}: trial name {spec.name!r} already used at {specs[spec.name].location}."
+            )
+        specs[spec.name] = spec
+    return specs

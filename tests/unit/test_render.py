@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness.model import Environment, Expectation, Location, Observation, Snippet
+from harness.render import cell, format_number, render_observed
+from harness.store import DeviceRecord
+
+SNIPPET = Snippet(id="p/s", path=Path("snippets/p/s.py"), sha256="a" * 64)
+EXPECT = Expectation(snippet="p/s", name="g", value=6.0, derivation="2·3 = 6",
+                     derivation_en="2·3 = 6 (en)", location=Location(path=Path("e.toml"), line=1))
+
+
+def record(build: str, value: float, sha: str = "a" * 64) -> DeviceRecord:
+    observation = Observation(snippet="p/s", name="g", kind="tensor", value=value,
+                              dtype="torch.float32", snippet_sha256=sha)
+    environment = Environment(torch_build=build, device_key="cpu", device_name="", python="3.11",
+                              platform="linux", threads=1, date="2026-11-30T10:00:00",
+                              cpu_model="AMD EPYC 9B14")
+    return DeviceRecord(torch_build=build, device_key="cpu", environment=environment,
+                        observations=[observation],
+                        observation_lines={("p/s", "g"): Location(path=Path(f"results/{build}/cpu.examples.jsonl"), line=3)})
+
+
+def test_no_record_says_sin_medicion() -> None:
+    block = render_observed(snippet=SNIPPET, expectations=[EXPECT], records=[], lang="es")
+    assert "*sin medición*" in block.markdown
+    assert block.markdown.startswith('!!! warning harness-observed')
+    assert block.stale == []
+
+
+def test_each_build_is_a_column_and_failures_are_shown() -> None:
+    block = render_observed(snippet=SNIPPET, expectations=[EXPECT],
+                            records=[record("2.13.0+cpu", 6.0), record("2.14.1", 7.0)], lang="es")
+    text = block.markdown
+    assert text.startswith("!!! failure harness-observed")
+    assert "Se cumplió en: torch 2.13.0+cpu (cpu)" in text
+    assert "No se cumplió en: torch 2.14.1 (cpu)" in text
+    assert "`7` (torch.float32) ✗ no se cumple" in text
+    assert "AMD EPYC 9B14 · 1 hilos · 2026-11-30" in text
+
+
+def test_stale_observation_is_marked_and_reported_with_its_line() -> None:
+    block = render_observed(snippet=SNIPPET, expectations=[EXPECT],
+                            records=[record("2.13.0+cpu", 6.0, sha="b" * 64)], lang="en")
+    assert "**stale**" in block.markdown
+    assert block.stale == [
+        "results/2.13.0+cpu/cpu.examples.jsonl:3: observation of 'p/s' (g) was recorded from "
+        "other code; run `python -m harness record --only examples`"
+    ]
+    assert "- `g`: 2·3 = 6 (en)" in block.markdown
+
+
+def test_cells_never_carry_markup() -> None:
+    assert cell("<b>x</b> | y") == "&lt;b&gt;x&lt;/b&gt; \\| y"
+    assert cell("*a* `b` [c](d)") == "\\*a\\* \\`b\\` \\[c\\](d)"
+
+
+def test_numbers_follow_the_language() -> None:
+    assert format_number(1.234, "es") == "1,23"
+    assert format_number(1.234, "en") == "1.23"
