@@ -7,6 +7,7 @@ after ``hasattr`` says it is there, with the per-backend module as fallback.
 
 from __future__ import annotations
 
+import ctypes
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +27,10 @@ __all__ = [
 #: VmHWM is the process's resident high-water mark; writing ``5`` to
 #: ``/proc/self/clear_refs`` resets it to the current RSS, so the peak of one
 #: trial is readable in a process that ran others before. tracemalloc would not
-#: see torch's allocator, and a point sample of RSS would miss the peak.
-CPU_MEMORY_METHOD = "VmHWM - VmRSS after writing 5 to /proc/self/clear_refs (bytes)"
+#: see torch's allocator, and a point sample of RSS would miss the peak. glibc's
+#: malloc_trim(0) first returns freed heap pages, which a trial would otherwise
+#: reuse without raising RSS (and so without being counted).
+CPU_MEMORY_METHOD = "VmHWM - VmRSS after malloc_trim(0) and writing 5 to /proc/self/clear_refs (bytes)"
 _CPU_FALLBACK_METHOD = "VmHWM - VmRSS at start; VmHWM not resettable here, may include earlier trials"
 _STATUS = Path("/proc/self/status")
 _CLEAR_REFS = Path("/proc/self/clear_refs")
@@ -127,9 +130,17 @@ def memory_method(device: Any) -> str:
     return "max_memory_allocated - memory_allocated at reset_peak_memory_stats (bytes)"
 
 
+def _trim_heap() -> None:
+    try:
+        ctypes.CDLL(None).malloc_trim(0)  # glibc only; elsewhere the symbol is missing
+    except (OSError, AttributeError):
+        pass
+
+
 def reset_peak_memory(device: Any) -> int:
     """Start a peak measurement; returns the baseline to subtract later."""
     if device.type == "cpu":
+        _trim_heap()
         try:
             _CLEAR_REFS.write_text("5")
         except OSError:

@@ -22,6 +22,7 @@ from mkdocs.plugins import BasePlugin, event_priority
 from harness.examples import Project
 from harness.measured import MEASURED_MARKERS, render_measured
 from harness.model import HarnessError, Location, TrialSpec
+from harness.notebooks import NOTEBOOK_DIR, notebook_path
 from harness.pages import Marker, find_includes, find_markers
 from harness.render import render_observed
 from harness.snippets import suggest
@@ -32,7 +33,17 @@ __all__ = ["HarnessConfig", "HarnessPlugin", "typed_figures"]
 
 log = logging.getLogger("mkdocs.plugins.harness")
 
-MARKERS: dict[str, frozenset[str]] = {"observed": frozenset({"snippet"}), **MEASURED_MARKERS}
+MARKERS: dict[str, frozenset[str]] = {
+    "observed": frozenset({"snippet"}),
+    "notebook": frozenset(),
+    **MEASURED_MARKERS,
+}
+_NOTEBOOK_LINKS = {
+    "es": "[:material-notebook: Abrir el cuaderno]({page}){{ .md-button }} "
+          '<a class="md-button" href="../{folder}/{stem}/{name}" download>Descargar .ipynb</a>',
+    "en": "[:material-notebook: Open the notebook]({page}){{ .md-button }} "
+          '<a class="md-button" href="../{folder}/{stem}/{name}" download>Download .ipynb</a>',
+}
 
 _FENCE = re.compile(r"^(\s*)(```+|~~~+).*?^\1\2\s*$", re.M | re.S)
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
@@ -88,10 +99,30 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):
                         f"{suggest(row['trial'], set(self.specs))}"
                     )
 
-    @event_priority(-110)  # after mkdocs-static-i18n (-100), which drops NotebookFile
+    @event_priority(-110)
     def on_files(self, files: Any, config: Any) -> Any:
+        """Give notebooks back their page wrapper after mkdocs-static-i18n.
+
+        static-i18n (on_files at priority -100) re-creates every File, dropping
+        mkdocs-jupyter's NotebookFile, so notebooks were copied as raw JSON
+        (ultrabug/mkdocs-static-i18n#198). Re-wrapping in place keeps i18n's own
+        Files collection and the per-language destination it computed;
+        tests/integration/test_site_build.py checks both languages render.
+        """
         jupyter = config.plugins.get("mkdocs-jupyter")
-        return jupyter.on_files(files, config) if jupyter is not None else files
+        if jupyter is None:
+            return files
+        from mkdocs_jupyter.plugin import NotebookFile
+
+        for file in list(files):
+            if isinstance(file, NotebookFile) or not jupyter.should_include(file):
+                continue
+            wrapped = NotebookFile(file, **config)
+            wrapped.dest_path, wrapped.abs_dest_path = file.dest_path, file.abs_dest_path
+            wrapped.url = file.url
+            files.remove(file)
+            files.append(wrapped)
+        return files
 
     def on_page_markdown(self, markdown: str, page: Any, config: Any, files: Any) -> str:
         source = Path(page.file.abs_src_path)
@@ -125,7 +156,9 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):
                     f"{where}: unknown argument {key!r} for harness:{marker.kind}."
                     f"{suggest(key, set(allowed))}"
                 )
-        if marker.kind != "observed":
+        if marker.kind == "notebook":
+            markdown, stale = self._notebook(where, lang), []
+        elif marker.kind != "observed":
             markdown, stale = render_measured(
                 marker.kind, marker.args, records=self.records, specs=self.specs,
                 lang=lang, where=str(where),
@@ -135,6 +168,19 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):
         for message in stale:
             log.warning(message)
         return markdown
+
+    def _notebook(self, where: Location, lang: str) -> str:
+        notebook = notebook_path(self.root / where.path)
+        if not notebook.exists():
+            raise HarnessError(
+                f"{where}: no notebook {self.project.shown(notebook)}; "
+                "run `python -m harness notebooks --write`"
+            )
+        stem = notebook.name.split(".")[0]
+        return _NOTEBOOK_LINKS[lang].format(
+            page=f"{NOTEBOOK_DIR}/{notebook.name}", folder=NOTEBOOK_DIR, stem=stem,
+            name=notebook.name,
+        )
 
     def _observed(self, marker: Marker, text: str, lang: str, where: Location) -> tuple[str, list[str]]:
         snippet_id = marker.args.get("snippet", "")

@@ -16,6 +16,7 @@ __all__ = [
     "WORDS",
     "ObservedBlock",
     "cell",
+    "code",
     "environment_line",
     "format_number",
     "render_observed",
@@ -86,6 +87,13 @@ def cell(text: object) -> str:
     return _MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(flat, quote=False)).replace("\\&", "&")
 
 
+def code(text: object) -> str:
+    """Record text as inline code in a table cell: HTML-escaped, pipes neutralised.
+    (Markdown escapes would show as backslashes inside a code span.)"""
+    flat = " ".join(str(text).split())
+    return f"<code>{html.escape(flat)}</code>".replace("|", "&#124;")
+
+
 def format_number(value: float, lang: str, *, digits: int = 3) -> str:
     """``1.23`` in English, ``1,23`` in Spanish; scientific form for tiny/huge values."""
     text = f"{value:.{digits}g}"
@@ -111,7 +119,7 @@ class ObservedBlock:
 
 
 def _analytic(expectation: Expectation, lang: str) -> str:
-    return f"`{cell(format_value(expectation.value))}`"
+    return code(format_value(expectation.value))
 
 
 def _observed_cell(
@@ -122,7 +130,7 @@ def _observed_cell(
         return f"*{word(lang, 'missing')}*", None, False
     stale = observation.snippet_sha256 != snippet.sha256
     verdict = compare(expectation, observation)
-    value = cell(format_value(observation.value, kind=observation.kind))
+    value = code(format_value(observation.value, kind=observation.kind))
     dtype = f" ({cell(observation.dtype)})" if observation.dtype else ""
     mark = "✓ " + word(lang, "holds") if verdict.holds else "✗ " + word(lang, "fails")
     if not verdict.holds and verdict.reason:
@@ -130,7 +138,7 @@ def _observed_cell(
     if verdict.rtol or verdict.atol:
         mark += (f" (rtol {format_number(verdict.rtol, lang)}, "
                  f"atol {format_number(verdict.atol, lang)})")
-    text = f"`{value}`{dtype} {mark}"
+    text = f"{value}{dtype} {mark}"
     if stale:
         text = f"**{word(lang, 'stale')}** · " + text
     return text, verdict.holds, stale
@@ -153,7 +161,7 @@ def render_observed(
     held: dict[str, list[str]] = {"held": [], "failed": []}
     seen_any = False
     for e in expectations:
-        row = [f"`{cell(e.name)}`", _analytic(e, lang)]
+        row = [code(e.name), _analytic(e, lang)]
         for record in columns:
             found = {(o.snippet, o.name): o for o in record.observations}.get((e.snippet, e.name))
             text, holds, is_stale = _observed_cell(e, found, snippet, lang)
@@ -174,7 +182,7 @@ def render_observed(
     derivations = []
     for e in expectations:
         text = e.derivation_en if lang == "en" and e.derivation_en else e.derivation
-        derivations.append(f"- `{cell(e.name)}`: {text}{_tolerance_note(e, lang)}")
+        derivations.append(f"- {code(e.name)}: {text}{_tolerance_note(e, lang)}")
     failed = sorted(set(held["failed"]))
     if stale:
         kind, title = "warning", word(lang, "title_stale")
@@ -191,7 +199,7 @@ def render_observed(
                     f"{word(lang, 'failed_in')}: {fmt(failed)}.")
         body.append("")
         body += [f"- {environment_line(r, lang)} · {word(lang, 'snippet')} "
-                 f"`{cell(snippet.id)}` `sha256:{snippet.sha256[:12]}`" for r in columns]
+                 f"{code(snippet.id)} {code('sha256:' + snippet.sha256[:12])}" for r in columns]
     else:
         body.append(word(lang, "no_record"))
     if stale:

@@ -94,6 +94,7 @@ def workload_sources(*, workloads: Path = WORKLOADS_FILE) -> dict[str, str]:
     """Each workload's source plus that of every module-level function it reaches."""
     source = workloads.read_text(encoding="utf-8")
     functions = _workload_functions(source)
+    lines = source.splitlines()
     result: dict[str, str] = {}
     for name, node in functions.items():
         if not _is_workload(node):
@@ -105,7 +106,8 @@ def workload_sources(*, workloads: Path = WORKLOADS_FILE) -> dict[str, str]:
                 if callee in functions and callee not in reached:
                     reached.add(callee)
                     pending.append(functions[callee])
-        texts = [ast.get_source_segment(source, functions[n]) or "" for n in sorted(reached)]
+        # Whole lines by number: ast.get_source_segment re-splits the file per call.
+        texts = ["\n".join(lines[functions[n].lineno - 1 : functions[n].end_lineno]) for n in sorted(reached)]
         result[name] = "\n\n".join(texts)
     return result
 

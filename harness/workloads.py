@@ -63,18 +63,27 @@ def _relative_error(result: Any, reference: Any) -> float:
     return difference / scale if scale else difference
 
 
+def _matmul_inputs(spec: TrialSpec) -> tuple[Any, Any]:
+    """A (m×k) and B (k×m), drawn in float32 from the trial's seed."""
+    import torch
+
+    m, k = spec.shape
+    generator = torch.Generator().manual_seed(int(spec.params.get("seed", 0)))
+    return torch.randn(m, k, generator=generator), torch.randn(k, m, generator=generator)
+
+
 def matmul(*, spec: TrialSpec, device: Any) -> Work:
     """``A @ B`` with A of ``spec.shape`` (m×k) and B of k×m; 2·m·k·m FLOP per call."""
     import torch
 
     m, k = spec.shape
-    generator = torch.Generator().manual_seed(int(spec.params.get("seed", 0)))
-    # Inputs are drawn once in float32 and then cast, so every dtype multiplies the
-    # same matrices and the reference sees them before any rounding to spec.dtype.
-    a32 = torch.randn(m, k, generator=generator)
-    b32 = torch.randn(k, m, generator=generator)
+    # Drawn in float32 and then cast, so every dtype multiplies the same matrices;
+    # the reference redraws them (not kept: they would count in the trial's memory)
+    # and sees them before any rounding to spec.dtype.
+    a32, b32 = _matmul_inputs(spec)
     a = a32.to(device=device, dtype=_dtype(spec.dtype))
     b = b32.to(device=device, dtype=_dtype(spec.dtype))
+    del a32, b32
     # A preallocated output keeps the allocator out of the steady state.
     out = torch.empty(m, m, device=device, dtype=a.dtype)
 
@@ -83,8 +92,8 @@ def matmul(*, spec: TrialSpec, device: Any) -> Work:
 
     def error() -> float:
         where, dtype = _reference_device(device), _dtype(spec.reference_dtype)
-        reference = a32.to(where, dtype) @ b32.to(where, dtype)
-        return _relative_error(torch.matmul(a, b), reference)
+        a_ref, b_ref = (t.to(where, dtype) for t in _matmul_inputs(spec))
+        return _relative_error(torch.matmul(a, b), a_ref @ b_ref)
 
     return Work(step=step, error=error, flops=2.0 * m * k * m)
 

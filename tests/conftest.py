@@ -25,3 +25,39 @@ def mini(pytester: pytest.Pytester) -> Path:
     shutil.copytree(SAMPLES / "mini", pytester.path, dirs_exist_ok=True)
     (pytester.path / "pytest.ini").write_text("[pytest]\naddopts = -p no:cacheprovider\n")
     return pytester.path
+
+
+def build_site(root: Path, destination: Path, *, poison: Path, config: str = "mkdocs.yml"):
+    """``mkdocs build --strict`` of ``root`` in a subprocess where importing torch fails:
+    the docs build reads records and must never run torch (DESIGN.md, promise 5)."""
+    import os
+    import subprocess
+    import sys
+
+    poison.mkdir(parents=True, exist_ok=True)
+    (poison / "torch.py").write_text(
+        'raise ImportError("the docs build imported torch; it must only read records")\n'
+    )
+    env = {**os.environ, "PYTHONPATH": str(poison), "NO_MKDOCS_2_WARNING": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", config, "-d", str(destination)],
+        cwd=root, env=env, capture_output=True, text=True, timeout=120,
+    )
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real site, built once per test run and shared by xdist workers."""
+    import fcntl
+
+    shared = tmp_path_factory.getbasetemp().parent
+    site = shared / "built-site"
+    with open(shared / "built-site.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        marker = shared / "built-site.result"
+        if not marker.exists():
+            done = build_site(ROOT, site, poison=shared / "no-torch")
+            marker.write_text(f"{done.returncode}\n{done.stdout}{done.stderr}")
+        code, _, log = marker.read_text().partition("\n")
+    assert code == "0", f"mkdocs build --strict failed:\n{log}"
+    return site

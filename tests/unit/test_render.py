@@ -3,7 +3,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.model import Environment, Expectation, Location, Observation, Snippet
-from harness.render import cell, format_number, render_observed
+from harness.render import cell, code, format_number, render_observed
 from harness.store import DeviceRecord
 
 SNIPPET = Snippet(id="p/s", path=Path("snippets/p/s.py"), sha256="a" * 64)
@@ -36,7 +36,7 @@ def test_each_build_is_a_column_and_failures_are_shown() -> None:
     assert text.startswith("!!! failure harness-observed")
     assert "Se cumplió en: torch 2.13.0+cpu (cpu)" in text
     assert "No se cumplió en: torch 2.14.1 (cpu)" in text
-    assert "`7` (torch.float32) ✗ no se cumple" in text
+    assert "<code>7</code> (torch.float32) ✗ no se cumple" in text
     assert "AMD EPYC 9B14 · 1 hilos · 2026-11-30" in text
 
 
@@ -48,12 +48,16 @@ def test_stale_observation_is_marked_and_reported_with_its_line() -> None:
         "results/2.13.0+cpu/cpu.examples.jsonl:3: observation of 'p/s' (g) was recorded from "
         "other code; run `python -m harness record --only examples`"
     ]
-    assert "- `g`: 2·3 = 6 (en)" in block.markdown
+    assert "- <code>g</code>: 2·3 = 6 (en)" in block.markdown
 
 
 def test_cells_never_carry_markup() -> None:
     assert cell("<b>x</b> | y") == "&lt;b&gt;x&lt;/b&gt; \\| y"
     assert cell("*a* `b` [c](d)") == "\\*a\\* \\`b\\` \\[c\\](d)"
+
+
+def test_code_cells_escape_html_and_pipes_without_backslashes() -> None:
+    assert code("a|<b>_c") == "<code>a&#124;&lt;b&gt;_c</code>"
 
 
 def test_numbers_follow_the_language() -> None:

@@ -1,0 +1,177 @@
+"""Describing where a record was made: torch build, device, threads, and the
+theoretical peak the throughput is compared with. torch is imported inside
+functions; everything else is the standard library, so this runs on a GPU
+machine that has only torch.
+"""
+
+from __future__ import annotations
+
+import datetime
+import platform
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from harness.devices import device_name, memory_method
+from harness.model import Environment
+
+__all__ = ["GPU_SPECS", "cpu_peak", "describe", "gpu_peak", "peak_for"]
+
+#: CPU flags worth recording: the ones that decide which kernels and peaks apply.
+_RELEVANT_FLAGS = (
+    "sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512_bf16", "avx512_fp16",
+    "avx512_vnni", "amx_tile", "amx_bf16", "amx_fp16", "amx_int8", "asimd", "sve", "bf16",
+)
+
+#: Dense (no sparsity) tensor-core/vector peaks, FLOP/s, from the vendors' datasheets.
+#: Matched as a substring of the device name, first match wins (PCIe before SXM).
+GPU_SPECS: tuple[tuple[str, dict[str, float], str], ...] = (
+    ("H200", {"bfloat16": 989e12, "float16": 989e12, "float32": 67e12, "float64": 67e12},
+     "NVIDIA H200 datasheet, dense (no sparsity); float32 without TF32"),
+    ("H100 PCIe", {"bfloat16": 756e12, "float16": 756e12, "float32": 51e12, "float64": 51e12},
+     "NVIDIA H100 PCIe datasheet, dense (no sparsity); float32 without TF32"),
+    ("H100", {"bfloat16": 989e12, "float16": 989e12, "float32": 67e12, "float64": 67e12},
+     "NVIDIA H100 SXM datasheet, dense (no sparsity); float32 without TF32"),
+    ("A100", {"bfloat16": 312e12, "float16": 312e12, "float32": 19.5e12, "float64": 19.5e12},
+     "NVIDIA A100 datasheet, dense (no sparsity); float32 without TF32"),
+)
+
+
+def _cpuinfo() -> dict[str, str]:
+    try:
+        text = Path("/proc/cpuinfo").read_text(encoding="utf-8")
+    except OSError:
+        return {}
+    info: dict[str, str] = {}
+    for line in text.split("\n\n")[0].splitlines():  # the first processor is enough
+        key, _, value = line.partition(":")
+        info.setdefault(key.strip(), value.strip())
+    return info
+
+
+def _flop_per_cycle(vendor: str, flags: set[str]) -> tuple[dict[str, float], str]:
+    """FLOP per cycle per core by dtype for the detected ISA, and why."""
+    if "avx512f" in flags:
+        # Intel server cores have two 512-bit FMA units; AMD Zen 4 runs 512-bit
+        # instructions on two 256-bit pipes, which halves the width.
+        fp32 = 64.0 if vendor == "GenuineIntel" else 32.0
+        why = f"AVX-512 FMA, {'2 × 512-bit' if fp32 == 64 else '2 × 256-bit'} units"
+    elif {"avx2", "fma"} <= flags:
+        fp32, why = 32.0, "AVX2 FMA, 2 × 256-bit units"
+    elif "asimd" in flags:
+        fp32, why = 16.0, "NEON FMA, 2 × 128-bit units assumed"
+    else:
+        return {}, "no FMA vector ISA recognised"
+    per = {"float32": fp32, "float64": fp32 / 2, "bfloat16": fp32}
+    if "amx_bf16" in flags:
+        per["bfloat16"], why = 1024.0, why + "; bfloat16 on AMX (Intel: 1024 BF16 FLOP/cycle)"
+    elif "avx512_bf16" in flags:
+        per["bfloat16"], why = 2 * fp32, why + "; bfloat16 via AVX512_BF16 dot products (2× float32)"
+    if "amx_fp16" in flags:
+        per["float16"], why = 1024.0, why + "; float16 on AMX"
+    elif "avx512_fp16" in flags:
+        per["float16"], why = 2 * fp32, why + "; float16 via AVX512_FP16 (2× float32)"
+    return per, why
+
+
+def cpu_peak(threads: int) -> tuple[dict[str, float], str]:
+    """clock × FLOP/cycle × threads, with the reasoning spelled out."""
+    info = _cpuinfo()
+    flags = set(info.get("flags", info.get("Features", "")).split())
+    per_cycle, why = _flop_per_cycle(info.get("vendor_id", ""), flags)
+    clock, clock_source = 0.0, ""
+    max_freq = Path("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq")
+    if max_freq.exists():
+        clock, clock_source = int(max_freq.read_text()) * 1e3, "cpufreq cpuinfo_max_freq"
+    elif info.get("cpu MHz"):
+        # A VM shows the nominal clock here; turbo, if any, is invisible, so a
+        # peak_fraction above 1 would mean the real clock is higher.
+        clock = float(info["cpu MHz"]) * 1e6
+        clock_source = "'cpu MHz' of /proc/cpuinfo: nominal, turbo not visible"
+    if not per_cycle or not clock:
+        return {}, f"no theoretical peak: {why if not per_cycle else 'clock unknown'}"
+    peak = {dtype: clock * flop * threads for dtype, flop in per_cycle.items()}
+    listed = ", ".join(f"{d} {f:g}" for d, f in sorted(per_cycle.items()))
+    source = (f"CPU: {clock / 1e9:.2f} GHz ({clock_source}) × FLOP/cycle/core {{{listed}}} "
+              f"({why}) × {threads} thread{'s' if threads != 1 else ''}")
+    return peak, source
+
+
+def gpu_peak(name: str) -> tuple[dict[str, float], str]:
+    for needle, peak, source in GPU_SPECS:
+        if needle.lower() in name.lower():
+            return dict(peak), source
+    return {}, f"no specification known for {name!r}; add it to GPU_SPECS in harness/env.py"
+
+
+def peak_for(environment: Environment, dtype: str, threads: int) -> float | None:
+    """Peak for a row: CPU peaks scale with the row's threads, accelerator peaks do not."""
+    peak = environment.peak.get(dtype)
+    if not peak:
+        return None
+    if environment.device_key == "cpu":
+        return peak / max(environment.threads, 1) * threads
+    return peak
+
+
+def _run(command: list[str], cwd: Path | None = None) -> str:
+    if shutil.which(command[0]) is None:
+        return ""
+    try:
+        done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def _driver(torch: Any) -> str:
+    found = _run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"])
+    if found:
+        return found.splitlines()[0]
+    get = getattr(torch._C, "_cuda_getDriverVersion", None)  # CUDA driver API level only
+    return f"CUDA driver API {get() // 1000}.{get() % 1000 // 10}" if get else ""
+
+
+def describe(device: Any, *, key: str, threads: int = 1, root: Path | None = None,
+             extra: dict[str, Any] | None = None) -> Environment:
+    """The environment of a record made on ``device`` by trials using ``threads``.
+
+    ``key`` is the record's device key (``harness.store.device_key``); the caller
+    passes it because the store sits in a later layer than this module.
+    """
+    import os
+
+    import torch
+
+    name = device_name(device)
+    info = _cpuinfo()
+    flags = tuple(f for f in _RELEVANT_FLAGS if f in set(info.get("flags", info.get("Features", "")).split()))
+    if device.type == "cpu":
+        peak, source = cpu_peak(threads)
+    else:
+        peak, source = gpu_peak(name)
+    return Environment(
+        torch_build=torch.__version__,
+        device_key=key,
+        device_name=name,
+        python=platform.python_version(),
+        platform=platform.platform(),
+        threads=threads,
+        date=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        torch_git=getattr(torch.version, "git_version", "") or "",
+        cuda=(torch.version.cuda or "") if device.type == "cuda" else "",
+        driver=_driver(torch) if device.type == "cuda" else "",
+        cpu_model=device_name(torch.device("cpu")),
+        cpu_flags=flags,
+        repo_commit=_run(["git", "rev-parse", "HEAD"], cwd=root) if root else "",
+        peak=peak,
+        peak_source=source,
+        extra={
+            "memory_method": memory_method(device),
+            "float32_matmul_precision": torch.get_float32_matmul_precision(),
+            "torch_default_threads": torch.get_num_threads(),
+            "cpu_count": os.cpu_count() or 0,
+            **(extra or {}),
+        },
+    )

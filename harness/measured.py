@@ -1,0 +1,197 @@
+"""Measurement markers rendered to Markdown from the records. No torch import.
+
+Every figure comes from ``results/``; nothing here measures. A row recorded for
+another definition of its trial (its ``spec_sha256`` differs from the hash of
+the current spec and workload source) is marked stale and reported, so the
+build hook can turn it into a warning that fails ``mkdocs build --strict``.
+A device type or torch build without a record says «sin medición». Any text
+taken from a record passes through :func:`harness.render.cell` (tables) or
+``html.escape`` (SVG), so a record can never inject markup.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Callable
+from html import escape
+
+from harness.measured_context import Context, number, row_environment, say
+from harness.measured_tables import (
+    compare_versions,
+    device_types_for,
+    environment_table,
+    measurements,
+)
+from harness.model import ARTICLE_COLUMNS, HarnessError, TrialSpec
+from harness.render import cell
+from harness.snippets import suggest
+from harness.store import Records
+from harness.svgplot import Point, Series, svg_chart
+from harness.trials import workload_sources
+from harness.units import LANGS, compact, decimal, latency_scale, latency_text, si_scale, throughput_text
+
+__all__ = ["MEASURED_MARKERS", "render_measured"]
+
+#: Marker kind → the argument names it takes (all required).
+MEASURED_MARKERS: dict[str, frozenset[str]] = {
+    "measurements": frozenset({"group"}),
+    "plot": frozenset({"group", "y"}),
+    "compare-versions": frozenset({"group"}),
+    "csv-row": frozenset({"trial"}),
+    "environment": frozenset(),
+}
+_PLOT_Y = ("latency", "throughput")
+
+
+def _validate(kind: str, args: dict[str, str], specs: dict[str, TrialSpec], where: str) -> None:
+    if kind not in MEASURED_MARKERS:
+        raise HarnessError(f"{where}: unknown marker 'harness:{kind}'.{suggest(kind, set(MEASURED_MARKERS))}")
+    allowed = MEASURED_MARKERS[kind]
+    for key in args:
+        if key not in allowed:
+            raise HarnessError(f"{where}: unknown argument {key!r} for harness:{kind}.{suggest(key, set(allowed))}")
+    for key in sorted(allowed - set(args)):
+        raise HarnessError(f"{where}: harness:{kind} needs {key}=\"...\".")
+    groups = {s.group for s in specs.values()}
+    if "group" in args and args["group"] not in groups:
+        raise HarnessError(f"{where}: unknown group {args['group']!r}.{suggest(args['group'], groups)}")
+    if "trial" in args and args["trial"] not in specs:
+        raise HarnessError(f"{where}: unknown trial {args['trial']!r}.{suggest(args['trial'], set(specs))}")
+    if "y" in args and args["y"] not in _PLOT_Y:
+        raise HarnessError(f"{where}: unknown y {args['y']!r}.{suggest(args['y'], set(_PLOT_Y))}")
+
+
+def _check_rows(records: Records, specs: dict[str, TrialSpec]) -> None:
+    for record in records.items:
+        for row in record.rows:
+            if row["trial"] not in specs:
+                raise HarnessError(
+                    f"{row.location}: record names unknown trial {row['trial']!r} (not in "
+                    f"harness/trials.toml).{suggest(row['trial'], set(specs))}"
+                )
+
+
+def _csv_row(context: Context, trial: str) -> str:
+    found = [(r, row) for r in context.records.items for row in r.rows if row["trial"] == trial]
+    # The newest build first; on it, the CPU record first, since every site has one.
+    builds = context.records.builds
+    found.sort(key=lambda item: (-builds.index(item[0].torch_build), item[0].device_type != "cpu"))
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(ARTICLE_COLUMNS)
+    if not found:
+        return f"```csv\n{out.getvalue()}```\n\n*{say(context.lang, 'missing')}*\n"
+    record, row = found[0]
+    writer.writerow([row[c] for c in ARTICLE_COLUMNS])
+    body = out.getvalue()
+    fence = "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", body)), default=0))
+    stale = context.stale_note(row)
+    note = f"{say(context.lang, 'row_of')} {cell(row.location)} · {row_environment(record, [row], context.lang)}"
+    return f"{fence}csv\n{body}{fence}\n\n{stale}{note}\n"
+
+
+def _plot_series(context: Context, group: str, y: str, where: str
+                 ) -> tuple[list[Series], bool, int, list[str]]:
+    """(series, x is the batch, rows left out for errors, throughput units)."""
+    lang = context.lang
+    specs = {s.name: s for s in context.specs.values() if s.group == group}
+    dtypes = {s.dtype for s in specs.values()}
+    workloads = {s.workload for s in specs.values()}
+    shared_task = len(workloads) > len({s.task for s in specs.values()})
+    # Against batch when the group varies it; otherwise against the first dimension.
+    x_is_batch = len({s.batch for s in specs.values()}) > 1
+    builds = context.records.builds
+    series: dict[tuple[str, ...], Series] = {}
+    skipped, units = 0, []
+    for record in context.records.items:
+        for row in context.group_rows(record, group):
+            if row["error"] or not row["latency"]:
+                skipped += 1
+                continue
+            spec = specs[row["trial"]]
+            context.is_stale(row)
+            # A series is one curve: same work, dtype, build and device across x.
+            work = spec.workload if shared_task else ""
+            key = (spec.task, work, spec.dtype if len(dtypes) > 1 else "", record.torch_build,
+                   record.device_key)
+            label = " · ".join(p for p in (say(lang, spec.task), work, key[2], f"torch {key[3]}",
+                                           key[4]) if p)
+            one = series.setdefault(key, Series(label=label, dash=builds.index(record.torch_build)))
+            value = number(row, "latency") if y == "latency" else number(row, "throughput")
+            if y == "throughput":
+                units.append(row["throughput_unit"])
+            x = float(spec.batch if x_is_batch else (spec.shape or (1,))[0])
+            failing = row["quality_pass"] != "true"
+            shown = (latency_text(value, lang) if y == "latency"
+                     else throughput_text(value, row["throughput_unit"], lang))
+            note = f"{spec.name}: {shown}" + (f" ({say(lang, 'fails')})" if failing else "")
+            one.points.append(Point(x=x, y=value, hollow=failing, note=note))
+    if len(set(units)) > 1:
+        raise HarnessError(f"{where}: group {group!r} mixes throughput units {sorted(set(units))}; "
+                           "plot one unit per group")
+    ordered = sorted(series.items(), key=lambda i: (*i[0][:3], builds.index(i[0][3]), i[0][4]))
+    return [s for _, s in ordered], x_is_batch, skipped, units or ["FLOP/s"]
+
+
+def _plot(context: Context, group: str, y: str, where: str) -> str:
+    lang = context.lang
+    series, x_is_batch, skipped, units = _plot_series(context, group, y, where)
+    if not series:
+        return f"*{say(lang, 'missing')}* ({say(lang, 'plot_of')} {cell(group)})\n"
+    values = [p.y for s in series for p in s.points]
+    middle = (min(values) * max(values)) ** 0.5
+    if y == "latency":
+        factor, unit = latency_scale(middle)
+        y_label = f"{say(lang, 'latency_axis')} ({unit}, {say(lang, 'log')})"
+    else:
+        factor, prefix = si_scale(middle)
+        shown = units[0] if units[0] != "items/s" else say(lang, "items")
+        y_label = f"{say(lang, 'throughput_axis')} ({prefix}{shown}, {say(lang, 'log')})"
+    x_label = f"{say(lang, 'batch_axis' if x_is_batch else 'size_axis')} ({say(lang, 'log')})"
+    title = f"{say(lang, 'latency_axis' if y == 'latency' else 'throughput_axis')} · {group}"
+    y_format: Callable[[float], str] = lambda v: compact(v / factor, lang)  # noqa: E731
+    described = "; ".join(
+        f"{s.label}: " + ", ".join(f"{p.x:g} → {decimal(p.y / factor, lang)}" for p in s.points)
+        for s in series
+    )
+    xs = sorted({p.x for s in series for p in s.points})
+    svg = svg_chart(series, title=title, x_label=x_label, y_label=y_label, x_ticks=xs,
+                    y_format=y_format, element_id=f"harness-plot-{group}-{y}",
+                    description=described)
+    environments = "; ".join(context.environments_for(group))  # plain text: escaped below
+    caption = f"{say(lang, 'plot_caption_' + y)} {group}. {say(lang, 'hollow')} {environments}."
+    if skipped:
+        caption += f" {say(lang, 'skipped')}: {skipped}."
+    if context.stale:
+        caption += f" {say(lang, 'stale')}: {len(context.stale)}."
+    return f'<figure class="harness-plot">{svg}<figcaption>{escape(caption)}</figcaption></figure>\n'
+
+
+def render_measured(
+    kind: str,
+    args: dict[str, str],
+    *,
+    records: Records,
+    specs: dict[str, TrialSpec],
+    lang: str,
+    where: str,
+) -> tuple[str, list[str]]:
+    """The Markdown for one marker, and one message per stale row it shows."""
+    if lang not in LANGS:
+        raise HarnessError(f"{where}: unknown language {lang!r}.{suggest(lang, set(LANGS))}")
+    _validate(kind, args, specs, where)
+    _check_rows(records, specs)
+    context = Context(records=records, specs=specs, lang=lang, sources=workload_sources())
+    if kind == "measurements":
+        markdown = measurements(context, args["group"], device_types_for(context, args["group"]))
+    elif kind == "plot":
+        markdown = _plot(context, args["group"], args["y"], where)
+    elif kind == "compare-versions":
+        markdown = compare_versions(context, args["group"])
+    elif kind == "csv-row":
+        markdown = _csv_row(context, args["trial"])
+    else:
+        markdown = environment_table(context)
+    return markdown, context.stale_messages()

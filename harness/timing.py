@@ -1,0 +1,139 @@
+"""Timing one trial: one :class:`~harness.model.TrialSpec` in, one CSV row out.
+
+The phases the article «Medir PyTorch» asks to keep apart are timed apart:
+loading (building inputs or the model), the first call (which may include work
+that later disappears: kernel selection, lazy initialisation, allocator
+growth) and the steady state. The steady state is
+``torch.utils.benchmark.Timer.blocked_autorange``: it synchronizes the
+accelerator inside its clock and runs at the thread count it is given, which is
+always ``spec.threads`` here (its default of 1 would hide what a row used).
+
+A failure at any phase is a row with its ``error`` and whatever was measured
+before it, never a missing row.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+import timeit
+from typing import Any
+
+from harness import devices, workloads
+from harness.env import peak_for
+from harness.model import CSV_HEADER, Environment, TrialSpec
+from harness.trials import shape_text
+
+__all__ = ["NOISY_IQR_OVER_MEDIAN", "run_trial"]
+
+#: A row whose IQR exceeds this fraction of its median is flagged ``noisy``.
+NOISY_IQR_OVER_MEDIAN = 0.1
+_ERROR_CHARS = 300
+
+
+def _number(value: float) -> str:
+    return f"{value:.6g}"
+
+
+def _flag(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def _error_text(stage: str, exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    message = f"{stage}: {type(exc).__name__}: {lines[0] if lines else ''}".rstrip(": ")
+    return message[:_ERROR_CHARS]
+
+
+def _release(device: Any) -> None:
+    # Free what the trial held so the next trial's memory peak starts clean.
+    gc.collect()
+    if device.type != "cpu":
+        import torch
+
+        if hasattr(torch, "accelerator") and hasattr(torch.accelerator, "empty_cache"):
+            torch.accelerator.empty_cache()
+        elif hasattr(getattr(torch, device.type, None), "empty_cache"):
+            getattr(torch, device.type).empty_cache()
+
+
+def _steady(step: Any, spec: TrialSpec, synchronized: bool, min_run_time: float) -> Any:
+    from torch.utils.benchmark import Timer
+
+    # The unsynchronized variant exists to show the mistake it makes: a plain
+    # host clock stops while an accelerator may still be working.
+    clock = {} if synchronized else {"timer": timeit.default_timer}
+    timer = Timer(stmt="step()", globals={"step": step}, num_threads=spec.threads,
+                  label=spec.name, **clock)
+    return timer.blocked_autorange(min_run_time=min_run_time)
+
+
+def run_trial(
+    spec: TrialSpec,
+    *,
+    device: Any,
+    environment: Environment,
+    spec_hash: str,
+    min_run_time: float,
+) -> dict[str, str]:
+    """Measure ``spec`` on ``device``; the row is keyed by :data:`CSV_HEADER`."""
+    import torch
+
+    synchronized = bool(spec.params.get("synchronize", True))
+    row = dict.fromkeys(CSV_HEADER, "")
+    row.update(
+        trial=spec.name, torch_build=environment.torch_build, device=environment.device_key,
+        dtype=spec.dtype, shape=shape_text(spec.shape), batch=str(spec.batch), task=spec.task,
+        threads=str(spec.threads), tolerance=_number(spec.tolerance),
+        memory_method=devices.memory_method(device), synchronized=_flag(synchronized),
+        spec_sha256=spec_hash,
+    )
+    previous_threads = torch.get_num_threads()
+    # Load and first call run at the trial's thread count too, not only the Timer.
+    torch.set_num_threads(spec.threads)
+    stage, work = "load", None
+    try:
+        baseline = devices.reset_peak_memory(device)
+        start = time.perf_counter()
+        work = getattr(workloads, spec.workload)(spec=spec, device=device)
+        devices.synchronize(device)
+        row["load_s"] = _number(time.perf_counter() - start)
+
+        stage = "first call"
+        start = time.perf_counter()
+        work.step()
+        devices.synchronize(device)
+        row["first_call_s"] = _number(time.perf_counter() - start)
+
+        stage = "steady state"
+        measurement = _steady(work.step, spec, synchronized, min_run_time)
+        devices.synchronize(device)  # drain what an unsynchronized run left queued
+        median, iqr = float(measurement.median), float(measurement.iqr)
+        row.update(
+            latency=_number(median), latency_iqr_s=_number(iqr),
+            iqr_over_median=_number(iqr / median), noisy=_flag(iqr / median > NOISY_IQR_OVER_MEDIAN),
+            # repeats counts the timed blocks behind the median and IQR (each block
+            # runs number_per_run calls; the statistics are over blocks).
+            repeats=str(len(measurement.times)),
+        )
+        row["memory"] = str(devices.peak_memory(device, baseline))
+        if work.flops:
+            throughput = work.flops / median
+            row.update(throughput=_number(throughput), throughput_unit="FLOP/s")
+            peak = peak_for(environment, spec.dtype, spec.threads)
+            row["peak_fraction"] = _number(throughput / peak) if peak else ""
+        elif work.items:
+            row.update(throughput=_number(work.items / median), throughput_unit="items/s")
+
+        stage = "quality"
+        error = work.error()
+        row.update(quality_error=_number(error), quality_pass=_flag(error <= spec.tolerance))
+    except Exception as exc:  # noqa: BLE001 - every failure becomes the row's error
+        row["error"] = _error_text(stage, exc)
+        if not row["quality_pass"]:
+            row["quality_pass"] = "false"
+    finally:
+        torch.set_num_threads(previous_threads)
+        del work
+        _release(device)
+    return row

@@ -1,0 +1,98 @@
+"""Numbers with units, written the way each edition reads them. No torch import.
+
+Spanish uses a decimal comma and a space before ``%`` («1,23 ms», «98,7 %»);
+English a decimal point («1.23 ms», «98.7%»). Every value keeps three
+significant digits: the records hold more, but the spread between runs (see the
+IQR column) makes a fourth digit noise.
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = [
+    "LANGS",
+    "bytes_text",
+    "compact",
+    "decimal",
+    "latency_scale",
+    "latency_text",
+    "percent_text",
+    "scientific",
+    "si_scale",
+    "throughput_text",
+]
+
+LANGS = ("es", "en")
+_LATENCY_UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
+_SI_PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""))
+_BINARY = ((1024.0**3, "GiB"), (1024.0**2, "MiB"), (1024.0, "KiB"), (1.0, "B"))
+_ITEMS = {"es": "elementos/s", "en": "items/s"}
+
+
+def decimal(value: float, lang: str, *, digits: int = 3) -> str:
+    """``value`` with ``digits`` significant digits, no exponent, localized separator."""
+    if value == 0 or not math.isfinite(value):
+        text = f"{value:g}"
+    else:
+        rounded = float(f"{value:.{digits}g}")  # round first: 9.996 becomes 10.0, not 10.00
+        places = max(0, digits - 1 - math.floor(math.log10(abs(rounded))))
+        text = f"{rounded:.{places}f}"
+    return text.replace(".", ",") if lang == "es" else text
+
+
+def compact(value: float, lang: str) -> str:
+    """Shortest form for axis ticks: ``30``, ``0,5``, ``2000`` (no trailing zeros)."""
+    text = f"{value:.4g}"
+    return text.replace(".", ",") if lang == "es" else text
+
+
+def scientific(value: float, lang: str) -> str:
+    """Two significant digits as ``2,9e-3`` / ``2.9e-3``; plain for 0."""
+    if value == 0:
+        return "0"
+    mantissa, exponent = f"{value:.1e}".split("e")
+    mantissa = mantissa.rstrip("0").rstrip(".")
+    text = f"{mantissa}e{int(exponent)}"
+    return text.replace(".", ",") if lang == "es" else text
+
+
+def latency_scale(seconds: float) -> tuple[float, str]:
+    """(divisor, unit) that puts ``seconds`` between 1 and 1000 of the unit."""
+    for factor, unit in _LATENCY_UNITS:
+        if abs(seconds) >= factor:
+            return factor, unit
+    return _LATENCY_UNITS[-1]
+
+
+def latency_text(seconds: float, lang: str) -> str:
+    factor, unit = latency_scale(seconds)
+    return f"{decimal(seconds / factor, lang)} {unit}"
+
+
+def si_scale(value: float) -> tuple[float, str]:
+    for factor, prefix in _SI_PREFIXES:
+        if abs(value) >= factor:
+            return factor, prefix
+    return 1.0, ""
+
+
+def throughput_text(value: float, unit: str, lang: str) -> str:
+    """``167 GFLOP/s`` or ``113 k elementos/s``."""
+    factor, prefix = si_scale(value)
+    if unit == "FLOP/s":
+        return f"{decimal(value / factor, lang)} {prefix}FLOP/s"
+    shown = _ITEMS.get(lang, unit) if unit == "items/s" else unit
+    return f"{decimal(value / factor, lang)} {prefix + ' ' if prefix else ''}{shown}"
+
+
+def bytes_text(count: float, lang: str) -> str:
+    for factor, unit in _BINARY:
+        if count >= factor:
+            return f"{decimal(count / factor, lang)} {unit}"
+    return f"{decimal(count, lang)} B"
+
+
+def percent_text(fraction: float, lang: str) -> str:
+    number = decimal(fraction * 100, lang)
+    return f"{number} %" if lang == "es" else f"{number}%"

@@ -1,0 +1,101 @@
+"""The real record command on tiny trials (tests/samples/trials/tiny.toml).
+
+Two record processes run at once into the same results folder, one trial set
+each: every row of both must survive the merge. The same run provides the
+rows, the environment and the failure-as-row checks, so torch is imported
+only twice for the whole module (each process is its own interpreter:
+torch's C extension cannot be imported twice in one process).
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.store import load_all
+from harness.trials import load_trials, spec_sha256
+
+if importlib.util.find_spec("torch") is None:  # find_spec: importing torch here costs a second
+    pytest.skip("the record command needs torch", allow_module_level=True)
+
+ROOT = Path(__file__).parents[2]
+TINY = ROOT / "tests" / "samples" / "trials" / "tiny.toml"
+
+
+def record(results: Path, *trials: str) -> subprocess.Popen[str]:
+    command = [sys.executable, "-m", "harness", "record", "--device", "cpu", "--only", "trials",
+               "--results", str(results), "--trials-file", str(TINY), "--min-run-time", "0.02",
+               "--trials", *trials]
+    return subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, dict[str, str]], str]:
+    results = tmp_path_factory.mktemp("results")
+    first = record(results, "tiny_matmul_float32", "tiny_grad_float8", "tiny_gpu_only")
+    second = record(results, "tiny_grad_float32")
+    outputs = [process.communicate(timeout=60) for process in (first, second)]
+    for process, (_, err) in zip((first, second), outputs, strict=True):
+        assert process.returncode == 0, err
+    (folder,) = results.iterdir()
+    with (folder / "cpu.csv").open(newline="") as handle:
+        rows = {row["trial"]: row for row in csv.DictReader(handle)}
+    return folder, rows, outputs[0][1]
+
+
+def test_concurrent_runs_keep_every_row(recorded) -> None:
+    _, rows, _ = recorded
+    assert set(rows) == {"tiny_matmul_float32", "tiny_grad_float8", "tiny_grad_float32"}
+
+
+def test_rows_carry_measurement_and_quality(recorded) -> None:
+    folder, rows, _ = recorded
+    row = rows["tiny_matmul_float32"]
+    assert row["torch_build"] == folder.name and row["device"] == "cpu"
+    assert row["shape"] == "32x32" and row["threads"] == "1" and row["synchronized"] == "true"
+    assert float(row["latency"]) > 0 and float(row["first_call_s"]) > 0 and int(row["repeats"]) >= 1
+    assert row["quality_pass"] == "true" and float(row["quality_error"]) < 1e-3
+    assert row["throughput_unit"] == "FLOP/s" and row["error"] == ""
+    spec = load_trials(TINY)["tiny_matmul_float32"]
+    assert row["spec_sha256"] == spec_sha256(spec)
+
+
+def test_unsupported_dtype_is_a_row_with_its_error(recorded) -> None:
+    _, rows, _ = recorded
+    row = rows["tiny_grad_float8"]
+    assert row["error"].startswith("first call: NotImplementedError:")
+    assert row["latency"] == "" and row["quality_pass"] == "false" and row["load_s"] != ""
+
+
+def test_not_applicable_trial_is_skipped_not_failed(recorded) -> None:
+    _, rows, stderr = recorded
+    assert "tiny_gpu_only" not in rows
+    assert "skip tiny_gpu_only: not applicable on cpu" in stderr
+
+
+def test_environment_is_written_and_loads(recorded) -> None:
+    folder, _, _ = recorded
+    environment = json.loads((folder / "cpu.env.json").read_text())
+    assert environment["torch_build"] == folder.name and environment["device_key"] == "cpu"
+    assert environment["threads"] == 1 and environment["date"][:2] == "20"
+    assert environment["extra"]["memory_method"].startswith("VmHWM")
+    (item,) = load_all(folder.parent).items  # the store accepts what the command wrote
+    assert len(item.rows) == 3 and item.environment is not None
+
+
+def test_unknown_trial_fails_before_importing_torch(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "harness", "record", "--results", str(tmp_path),
+         "--trials-file", str(TINY), "--trials", "tiny_matmul_float33"],
+        cwd=ROOT, capture_output=True, text=True, timeout=30,
+    )
+    assert done.returncode == 2
+    assert "unknown trial 'tiny_matmul_float33'. Did you mean 'tiny_matmul_float32'?" in done.stderr
+    assert not any(tmp_path.iterdir())

@@ -1,0 +1,157 @@
+"""Measurement markers rendered from the sample records in tests/samples/results.
+
+The samples hold ``@fresh`` where a row's spec hash belongs: the fixture stamps
+the current hash of tests/samples/trials/pages.toml's spec there, so the rows
+stay fresh however harness/workloads.py changes; ``mlp_b4`` keeps an old hash
+and must read as stale.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from harness.measured import MEASURED_MARKERS, render_measured
+from harness.model import ARTICLE_COLUMNS, CSV_HEADER, HarnessError, TrialSpec
+from harness.store import Records, load_all
+from harness.trials import load_trials, spec_sha256, workload_sources
+
+SAMPLES = Path(__file__).parents[1] / "samples"
+
+
+@pytest.fixture(scope="module")
+def specs() -> dict[str, TrialSpec]:
+    return load_trials(SAMPLES / "trials" / "pages.toml")
+
+
+@pytest.fixture
+def records(tmp_path: Path, specs: dict[str, TrialSpec]) -> Records:
+    results = tmp_path / "results"
+    shutil.copytree(SAMPLES / "results", results)
+    sources = workload_sources()
+    for path in results.glob("*/*.csv"):
+        with path.open(newline="") as handle:
+            rows = list(csv.DictReader(handle))
+        for row in rows:
+            if row["spec_sha256"] == "@fresh":
+                row["spec_sha256"] = spec_sha256(specs[row["trial"]], sources=sources)
+        with path.open("w", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=CSV_HEADER, lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(rows)
+    return load_all(results, root=tmp_path)
+
+
+def render(kind: str, args: dict[str, str], records: Records, specs: dict[str, TrialSpec],
+           lang: str = "es") -> tuple[str, list[str]]:
+    return render_measured(kind, args, records=records, specs=specs, lang=lang, where="docs/p.md:7")
+
+
+def test_spanish_table_uses_decimal_comma_and_names_environment(records, specs) -> None:
+    markdown, _ = render("measurements", {"group": "matmul"}, records, specs)
+    assert "| `mm_f32` | cálculo | float32 | 64x64 | 1 | 1 | 1,23 ms · 2,00 % |" in markdown
+    assert "Sample CPU &lt;i&gt;model&lt;/i&gt; · 1 hilo · torch 2.13.0+cpu · 2026-01-15" in markdown
+    assert "torch 2.14.1 · 2026-02-20" in markdown
+    # The failing bfloat16 row is a failure with its numbers, never a plain speed-up.
+    assert "✗ no cumple (error 2,9e-3 > 1e-3)" in markdown
+    assert "✓ cumple (error 2,5e-7 ≤ 1e-3)" in markdown
+
+
+def test_english_table_uses_decimal_point(records, specs) -> None:
+    markdown, _ = render("measurements", {"group": "matmul"}, records, specs, lang="en")
+    assert "1.23 ms" in markdown and "1,23 ms" not in markdown
+    assert "✗ fails (error 2.9e-3 > 1e-3)" in markdown
+    assert "*no measurement*" in markdown  # the GPU section
+
+
+def test_gpu_section_says_sin_medicion_without_cuda_record(records, specs) -> None:
+    markdown, _ = render("measurements", {"group": "sync"}, records, specs)
+    gpu = markdown.split("**GPU (CUDA)**", 1)[1]
+    assert "*sin medición*" in gpu and "--device cuda" in gpu
+    assert "**CPU**" not in markdown  # the sync group does not apply to the CPU
+
+
+def test_missing_row_in_a_build_reads_sin_medicion(records, specs) -> None:
+    markdown, _ = render("measurements", {"group": "mlp"}, records, specs)
+    table_214 = markdown.split("torch 2.14.1", 1)[1]
+    assert re.search(r"\| `mlp_b4` \|[^\n]*\*sin medición\*", table_214)
+
+
+def test_stale_row_is_marked_and_reported_with_record_line(records, specs) -> None:
+    markdown, stale = render("measurements", {"group": "mlp"}, records, specs)
+    assert "**desactualizado** · `mlp_b4`" in markdown
+    assert len(stale) == 1
+    assert stale[0].startswith("results/2.13.0+cpu/cpu.csv:6: row of trial 'mlp_b4'")
+    english, _ = render("measurements", {"group": "mlp"}, records, specs, lang="en")
+    assert "**stale** · `mlp_b4`" in english
+
+
+def test_error_cell_is_escaped(records, specs) -> None:
+    markdown, _ = render("measurements", {"group": "matmul"}, records, specs)
+    line = next(x for x in markdown.splitlines() if x.startswith("| `broken`"))
+    assert "<b>" not in line and "&lt;b&gt;bold&lt;/b&gt;" in line
+    assert r"\|" in line and r"\`tick\`" in line and r"\*star\*" in line and r"\_under\_" in line
+    assert r"\[link\]" in line
+    # Escaped pipes keep the row at the header's 13 columns.
+    assert len(re.split(r"(?<!\\)\|", line)) - 2 == 13
+
+
+def test_unknown_group_names_where_and_lists_groups(records, specs) -> None:
+    with pytest.raises(HarnessError) as caught:
+        render("measurements", {"group": "matmull"}, records, specs)
+    message = str(caught.value)
+    assert message.startswith("docs/p.md:7: unknown group 'matmull'.")
+    assert "Did you mean 'matmul'?" in message and "Valid: matmul, mlp, sync." in message
+
+
+def test_unknown_y_and_argument_are_errors(records, specs) -> None:
+    with pytest.raises(HarnessError, match="unknown y 'speed'.*Valid: latency, throughput"):
+        render("plot", {"group": "mlp", "y": "speed"}, records, specs)
+    with pytest.raises(HarnessError, match="unknown argument 'grupo'"):
+        render("measurements", {"grupo": "mlp"}, records, specs)
+    assert MEASURED_MARKERS["plot"] == frozenset({"group", "y"})
+
+
+def test_record_row_of_unknown_trial_names_record_line(records, specs) -> None:
+    fewer = {name: spec for name, spec in specs.items() if name != "mm_bf16"}
+    with pytest.raises(HarnessError, match=r"results/2\.13\.0\+cpu/cpu\.csv:3: record names unknown trial 'mm_bf16'"):
+        render("environment", {}, records, fewer)
+
+
+def test_compare_versions_ratio_only_for_passing_rows(records, specs) -> None:
+    markdown, _ = render("compare-versions", {"group": "matmul"}, records, specs)
+    rows = [x for x in markdown.splitlines() if x.startswith("| `mm_")]
+    assert len(rows) == 4  # each trial under each build, contiguous
+    assert rows[0].endswith("| referencia |") and rows[1].endswith("| 0,500× |")
+    assert rows[3].endswith("| — (no cumple calidad) |")
+
+
+def test_plot_is_accessible_svg_with_localized_axes(records, specs) -> None:
+    markdown, stale = render("plot", {"group": "mlp", "y": "latency"}, records, specs)
+    assert markdown.startswith('<figure class="harness-plot"><svg ')
+    assert 'role="img"' in markdown and "<title>Latencia mediana por llamada · mlp</title>" in markdown
+    assert "Tamaño de lote (escala logarítmica)" in markdown and "<figcaption>" in markdown
+    assert "\n\n" not in markdown.strip()  # one HTML block: a blank line would end it
+    assert stale and "mlp_b4" in stale[0]
+    english, _ = render("plot", {"group": "matmul", "y": "throughput"}, records, specs, lang="en")
+    assert "Size n (first dimension of the shape) (log scale)" in english
+    assert 'fill="none" stroke="' in english  # the failing bfloat16 points are hollow
+
+
+def test_csv_row_uses_article_columns(records, specs) -> None:
+    markdown, _ = render("csv-row", {"trial": "mm_f32"}, records, specs)
+    lines = markdown.splitlines()
+    assert lines[0] == "```csv" and lines[1] == ",".join(ARTICLE_COLUMNS)
+    assert lines[2] == "mm_f32,2.14.1,cpu,float32,64x64,1,0.000615,1048576,true"  # newest build
+    assert "results/2.14.1/cpu.csv:2" in markdown
+
+
+def test_environment_lists_every_record(records, specs) -> None:
+    markdown, _ = render("environment", {}, records, specs, lang="en")
+    assert markdown.count("\n| 2.1") == 2 and "100 GFLOP/s" in markdown
+    empty, _ = render("environment", {}, Records(items=[]), specs)
+    assert empty.strip() == "*sin medición*"
