@@ -24,7 +24,8 @@ def parser() -> argparse.ArgumentParser:
     )
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
     recorder = commands.add_parser(
-        "record", help="measure trials and observe examples into results/",
+        "record",
+        help="measure trials and observe examples into results/",
         description=(record.__doc__ or "").strip().splitlines()[0],
     )
     record.configure(recorder)

@@ -30,8 +30,12 @@ __all__ = [
 #: see torch's allocator, and a point sample of RSS would miss the peak. glibc's
 #: malloc_trim(0) first returns freed heap pages, which a trial would otherwise
 #: reuse without raising RSS (and so without being counted).
-CPU_MEMORY_METHOD = "VmHWM - VmRSS after malloc_trim(0) and writing 5 to /proc/self/clear_refs (bytes)"
-_CPU_FALLBACK_METHOD = "VmHWM - VmRSS at start; VmHWM not resettable here, may include earlier trials"
+CPU_MEMORY_METHOD = (
+    "VmHWM - VmRSS after malloc_trim(0) and writing 5 to /proc/self/clear_refs (bytes)"
+)
+_CPU_FALLBACK_METHOD = (
+    "VmHWM - VmRSS at start; VmHWM not resettable here, may include earlier trials"
+)
 _STATUS = Path("/proc/self/status")
 _CLEAR_REFS = Path("/proc/self/clear_refs")
 
@@ -85,7 +89,9 @@ def device_name(device: Any) -> str:
     if device.type == "mps":
         return "Apple MPS"
     backend = _backend(device.type)
-    return str(backend.get_device_name(device)) if hasattr(backend, "get_device_name") else device.type
+    return (
+        str(backend.get_device_name(device)) if hasattr(backend, "get_device_name") else device.type
+    )
 
 
 def synchronize(device: Any) -> None:

@@ -20,21 +20,47 @@ __all__ = ["GPU_SPECS", "cpu_peak", "describe", "gpu_peak", "peak_for"]
 
 #: CPU flags worth recording: the ones that decide which kernels and peaks apply.
 _RELEVANT_FLAGS = (
-    "sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512_bf16", "avx512_fp16",
-    "avx512_vnni", "amx_tile", "amx_bf16", "amx_fp16", "amx_int8", "asimd", "sve", "bf16",
+    "sse4_2",
+    "avx",
+    "avx2",
+    "fma",
+    "f16c",
+    "avx512f",
+    "avx512_bf16",
+    "avx512_fp16",
+    "avx512_vnni",
+    "amx_tile",
+    "amx_bf16",
+    "amx_fp16",
+    "amx_int8",
+    "asimd",
+    "sve",
+    "bf16",
 )
 
 #: Dense (no sparsity) tensor-core/vector peaks, FLOP/s, from the vendors' datasheets.
 #: Matched as a substring of the device name, first match wins (PCIe before SXM).
 GPU_SPECS: tuple[tuple[str, dict[str, float], str], ...] = (
-    ("H200", {"bfloat16": 989e12, "float16": 989e12, "float32": 67e12, "float64": 67e12},
-     "NVIDIA H200 datasheet, dense (no sparsity); float32 without TF32"),
-    ("H100 PCIe", {"bfloat16": 756e12, "float16": 756e12, "float32": 51e12, "float64": 51e12},
-     "NVIDIA H100 PCIe datasheet, dense (no sparsity); float32 without TF32"),
-    ("H100", {"bfloat16": 989e12, "float16": 989e12, "float32": 67e12, "float64": 67e12},
-     "NVIDIA H100 SXM datasheet, dense (no sparsity); float32 without TF32"),
-    ("A100", {"bfloat16": 312e12, "float16": 312e12, "float32": 19.5e12, "float64": 19.5e12},
-     "NVIDIA A100 datasheet, dense (no sparsity); float32 without TF32"),
+    (
+        "H200",
+        {"bfloat16": 989e12, "float16": 989e12, "float32": 67e12, "float64": 67e12},
+        "NVIDIA H200 datasheet, dense (no sparsity); float32 without TF32",
+    ),
+    (
+        "H100 PCIe",
+        {"bfloat16": 756e12, "float16": 756e12, "float32": 51e12, "float64": 51e12},
+        "NVIDIA H100 PCIe datasheet, dense (no sparsity); float32 without TF32",
+    ),
+    (
+        "H100",
+        {"bfloat16": 989e12, "float16": 989e12, "float32": 67e12, "float64": 67e12},
+        "NVIDIA H100 SXM datasheet, dense (no sparsity); float32 without TF32",
+    ),
+    (
+        "A100",
+        {"bfloat16": 312e12, "float16": 312e12, "float32": 19.5e12, "float64": 19.5e12},
+        "NVIDIA A100 datasheet, dense (no sparsity); float32 without TF32",
+    ),
 )
 
 
@@ -67,7 +93,10 @@ def _flop_per_cycle(vendor: str, flags: set[str]) -> tuple[dict[str, float], str
     if "amx_bf16" in flags:
         per["bfloat16"], why = 1024.0, why + "; bfloat16 on AMX (Intel: 1024 BF16 FLOP/cycle)"
     elif "avx512_bf16" in flags:
-        per["bfloat16"], why = 2 * fp32, why + "; bfloat16 via AVX512_BF16 dot products (2× float32)"
+        per["bfloat16"], why = (
+            2 * fp32,
+            why + "; bfloat16 via AVX512_BF16 dot products (2× float32)",
+        )
     if "amx_fp16" in flags:
         per["float16"], why = 1024.0, why + "; float16 on AMX"
     elif "avx512_fp16" in flags:
@@ -93,8 +122,10 @@ def cpu_peak(threads: int) -> tuple[dict[str, float], str]:
         return {}, f"no theoretical peak: {why if not per_cycle else 'clock unknown'}"
     peak = {dtype: clock * flop * threads for dtype, flop in per_cycle.items()}
     listed = ", ".join(f"{d} {f:g}" for d, f in sorted(per_cycle.items()))
-    source = (f"CPU: {clock / 1e9:.2f} GHz ({clock_source}) × FLOP/cycle/core {{{listed}}} "
-              f"({why}) × {threads} thread{'s' if threads != 1 else ''}")
+    source = (
+        f"CPU: {clock / 1e9:.2f} GHz ({clock_source}) × FLOP/cycle/core {{{listed}}} "
+        f"({why}) × {threads} thread{'s' if threads != 1 else ''}"
+    )
     return peak, source
 
 
@@ -133,8 +164,14 @@ def _driver(torch: Any) -> str:
     return f"CUDA driver API {get() // 1000}.{get() % 1000 // 10}" if get else ""
 
 
-def describe(device: Any, *, key: str, threads: int = 1, root: Path | None = None,
-             extra: dict[str, Any] | None = None) -> Environment:
+def describe(
+    device: Any,
+    *,
+    key: str,
+    threads: int = 1,
+    root: Path | None = None,
+    extra: dict[str, Any] | None = None,
+) -> Environment:
     """The environment of a record made on ``device`` by trials using ``threads``.
 
     ``key`` is the record's device key (``harness.store.device_key``); the caller
@@ -146,7 +183,9 @@ def describe(device: Any, *, key: str, threads: int = 1, root: Path | None = Non
 
     name = device_name(device)
     info = _cpuinfo()
-    flags = tuple(f for f in _RELEVANT_FLAGS if f in set(info.get("flags", info.get("Features", "")).split()))
+    flags = tuple(
+        f for f in _RELEVANT_FLAGS if f in set(info.get("flags", info.get("Features", "")).split())
+    )
     if device.type == "cpu":
         peak, source = cpu_peak(threads)
     else:

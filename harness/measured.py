@@ -30,7 +30,15 @@ from harness.snippets import suggest
 from harness.store import Records
 from harness.svgplot import Point, Series, svg_chart
 from harness.trials import workload_sources
-from harness.units import LANGS, compact, decimal, latency_scale, latency_text, si_scale, throughput_text
+from harness.units import (
+    LANGS,
+    compact,
+    decimal,
+    latency_scale,
+    latency_text,
+    si_scale,
+    throughput_text,
+)
 
 __all__ = ["MEASURED_MARKERS", "render_measured"]
 
@@ -47,18 +55,26 @@ _PLOT_Y = ("latency", "throughput")
 
 def _validate(kind: str, args: dict[str, str], specs: dict[str, TrialSpec], where: str) -> None:
     if kind not in MEASURED_MARKERS:
-        raise HarnessError(f"{where}: unknown marker 'harness:{kind}'.{suggest(kind, set(MEASURED_MARKERS))}")
+        raise HarnessError(
+            f"{where}: unknown marker 'harness:{kind}'.{suggest(kind, set(MEASURED_MARKERS))}"
+        )
     allowed = MEASURED_MARKERS[kind]
     for key in args:
         if key not in allowed:
-            raise HarnessError(f"{where}: unknown argument {key!r} for harness:{kind}.{suggest(key, set(allowed))}")
+            raise HarnessError(
+                f"{where}: unknown argument {key!r} for harness:{kind}.{suggest(key, set(allowed))}"
+            )
     for key in sorted(allowed - set(args)):
-        raise HarnessError(f"{where}: harness:{kind} needs {key}=\"...\".")
+        raise HarnessError(f'{where}: harness:{kind} needs {key}="...".')
     groups = {s.group for s in specs.values()}
     if "group" in args and args["group"] not in groups:
-        raise HarnessError(f"{where}: unknown group {args['group']!r}.{suggest(args['group'], groups)}")
+        raise HarnessError(
+            f"{where}: unknown group {args['group']!r}.{suggest(args['group'], groups)}"
+        )
     if "trial" in args and args["trial"] not in specs:
-        raise HarnessError(f"{where}: unknown trial {args['trial']!r}.{suggest(args['trial'], set(specs))}")
+        raise HarnessError(
+            f"{where}: unknown trial {args['trial']!r}.{suggest(args['trial'], set(specs))}"
+        )
     if "y" in args and args["y"] not in _PLOT_Y:
         raise HarnessError(f"{where}: unknown y {args['y']!r}.{suggest(args['y'], set(_PLOT_Y))}")
 
@@ -88,12 +104,14 @@ def _csv_row(context: Context, trial: str) -> str:
     body = out.getvalue()
     fence = "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", body)), default=0))
     stale = context.stale_note(row)
-    note = f"{say(context.lang, 'row_of')} {cell(row.location)} · {row_environment(record, [row], context.lang)}"
+    where = f"{say(context.lang, 'row_of')} {cell(row.location)}"
+    note = f"{where} · {row_environment(record, [row], context.lang)}"
     return f"{fence}csv\n{body}{fence}\n\n{stale}{note}\n"
 
 
-def _plot_series(context: Context, group: str, y: str, where: str
-                 ) -> tuple[list[Series], bool, int, list[str]]:
+def _plot_series(
+    context: Context, group: str, y: str, where: str
+) -> tuple[list[Series], bool, int, list[str]]:
     """(series, x is the batch, rows left out for errors, throughput units)."""
     lang = context.lang
     specs = {s.name: s for s in context.specs.values() if s.group == group}
@@ -114,23 +132,34 @@ def _plot_series(context: Context, group: str, y: str, where: str
             context.is_stale(row)
             # A series is one curve: same work, dtype, build and device across x.
             work = spec.workload if shared_task else ""
-            key = (spec.task, work, spec.dtype if len(dtypes) > 1 else "", record.torch_build,
-                   record.device_key)
-            label = " · ".join(p for p in (say(lang, spec.task), work, key[2], f"torch {key[3]}",
-                                           key[4]) if p)
+            key = (
+                spec.task,
+                work,
+                spec.dtype if len(dtypes) > 1 else "",
+                record.torch_build,
+                record.device_key,
+            )
+            label = " · ".join(
+                p for p in (say(lang, spec.task), work, key[2], f"torch {key[3]}", key[4]) if p
+            )
             one = series.setdefault(key, Series(label=label, dash=builds.index(record.torch_build)))
             value = number(row, "latency") if y == "latency" else number(row, "throughput")
             if y == "throughput":
                 units.append(row["throughput_unit"])
             x = float(spec.batch if x_is_batch else (spec.shape or (1,))[0])
             failing = row["quality_pass"] != "true"
-            shown = (latency_text(value, lang) if y == "latency"
-                     else throughput_text(value, row["throughput_unit"], lang))
+            shown = (
+                latency_text(value, lang)
+                if y == "latency"
+                else throughput_text(value, row["throughput_unit"], lang)
+            )
             note = f"{spec.name}: {shown}" + (f" ({say(lang, 'fails')})" if failing else "")
             one.points.append(Point(x=x, y=value, hollow=failing, note=note))
     if len(set(units)) > 1:
-        raise HarnessError(f"{where}: group {group!r} mixes throughput units {sorted(set(units))}; "
-                           "plot one unit per group")
+        raise HarnessError(
+            f"{where}: group {group!r} mixes throughput units {sorted(set(units))}; "
+            "plot one unit per group"
+        )
     ordered = sorted(series.items(), key=lambda i: (*i[0][:3], builds.index(i[0][3]), i[0][4]))
     return [s for _, s in ordered], x_is_batch, skipped, units or ["FLOP/s"]
 
@@ -157,16 +186,25 @@ def _plot(context: Context, group: str, y: str, where: str) -> str:
         for s in series
     )
     xs = sorted({p.x for s in series for p in s.points})
-    svg = svg_chart(series, title=title, x_label=x_label, y_label=y_label, x_ticks=xs,
-                    y_format=y_format, element_id=f"harness-plot-{group}-{y}",
-                    description=described)
+    svg = svg_chart(
+        series,
+        title=title,
+        x_label=x_label,
+        y_label=y_label,
+        x_ticks=xs,
+        y_format=y_format,
+        element_id=f"harness-plot-{group}-{y}",
+        description=described,
+    )
     environments = "; ".join(context.environments_for(group))  # plain text: escaped below
     caption = f"{say(lang, 'plot_caption_' + y)} {group}. {say(lang, 'hollow')} {environments}."
     if skipped:
         caption += f" {say(lang, 'skipped')}: {skipped}."
     if context.stale:
         caption += f" {say(lang, 'stale')}: {len(context.stale)}."
-    return f'<figure class="harness-plot">{svg}<figcaption>{escape(caption)}</figcaption></figure>\n'
+    return (
+        f'<figure class="harness-plot">{svg}<figcaption>{escape(caption)}</figcaption></figure>\n'
+    )
 
 
 def render_measured(

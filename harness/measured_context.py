@@ -17,62 +17,139 @@ __all__ = ["WORDS", "Context", "number", "row_cells", "row_environment", "say"]
 
 WORDS: dict[str, dict[str, str]] = {
     "es": {
-        "missing": "sin medición", "stale": "desactualizado", "yes": "sí", "no": "no",
-        "trial": "Prueba", "task": "Tarea", "dtype": "Tipo", "shape": "Forma", "batch": "Lote",
-        "threads": "Hilos", "latency": "Latencia (mediana · IQR/mediana)",
-        "throughput": "Rendimiento", "peak": "Fracción del pico teórico",
-        "memory": "Memoria pico", "quality": "Calidad (error relativo frente a tolerancia)",
-        "phases": "Carga / primera llamada", "synchronized": "Sincronizado",
-        "passes": "✓ cumple", "fails": "✗ no cumple", "error": "✗ error", "noisy": "⚠ ruidosa",
-        "compute": "cálculo", "inference": "inferencia", "training": "entrenamiento",
-        "gradients": "gradientes", "environment": "Entorno", "thread": "hilo",
-        "threads_word": "hilos", "memory_method": "memoria",
-        "cpu": "CPU", "cuda": "GPU (CUDA)", "mps": "Apple (MPS)", "xpu": "Intel (XPU)",
-        "no_record": "no hay registro de este dispositivo", "for_build": "con torch",
-        "hint": "se registra con", "torch": "torch", "ratio": "Latencia relativa a torch",
-        "baseline": "referencia", "reason_quality": "no cumple calidad",
-        "reason_error": "error", "reason_other_device": "otro procesador o GPU",
-        "only_one": "Solo hay registros de una versión de torch; no hay comparación entre versiones",
-        "device": "Dispositivo", "key": "Registro", "python": "Python", "platform": "Plataforma",
-        "cuda_driver": "CUDA / controlador", "date": "Fecha", "peak_table": "Pico teórico",
-        "peak_source": "Origen del pico", "commit": "Commit", "row_of": "Fila de",
-        "latency_axis": "Latencia mediana por llamada", "throughput_axis": "Rendimiento",
-        "batch_axis": "Tamaño de lote", "size_axis": "Tamaño n (primera dimensión de la forma)",
-        "log": "escala logarítmica", "items": "elementos/s", "plot_of": "gráfica del grupo",
+        "missing": "sin medición",
+        "stale": "desactualizado",
+        "yes": "sí",
+        "no": "no",
+        "trial": "Prueba",
+        "task": "Tarea",
+        "dtype": "Tipo",
+        "shape": "Forma",
+        "batch": "Lote",
+        "threads": "Hilos",
+        "latency": "Latencia (mediana · IQR/mediana)",
+        "throughput": "Rendimiento",
+        "peak": "Fracción del pico teórico",
+        "memory": "Memoria pico",
+        "quality": "Calidad (error relativo frente a tolerancia)",
+        "phases": "Carga / primera llamada",
+        "synchronized": "Sincronizado",
+        "passes": "✓ cumple",
+        "fails": "✗ no cumple",
+        "error": "✗ error",
+        "noisy": "⚠ ruidosa",
+        "compute": "cálculo",
+        "inference": "inferencia",
+        "training": "entrenamiento",
+        "gradients": "gradientes",
+        "environment": "Entorno",
+        "thread": "hilo",
+        "threads_word": "hilos",
+        "memory_method": "memoria",
+        "cpu": "CPU",
+        "cuda": "GPU (CUDA)",
+        "mps": "Apple (MPS)",
+        "xpu": "Intel (XPU)",
+        "no_record": "no hay registro de este dispositivo",
+        "for_build": "con torch",
+        "hint": "se registra con",
+        "torch": "torch",
+        "ratio": "Latencia relativa a torch",
+        "baseline": "referencia",
+        "reason_quality": "no cumple calidad",
+        "reason_error": "error",
+        "reason_other_device": "otro procesador o GPU",
+        "only_one": "Solo hay registros de una versión de torch; "
+        "no hay comparación entre versiones",
+        "device": "Dispositivo",
+        "key": "Registro",
+        "python": "Python",
+        "platform": "Plataforma",
+        "cuda_driver": "CUDA / controlador",
+        "date": "Fecha",
+        "peak_table": "Pico teórico",
+        "peak_source": "Origen del pico",
+        "commit": "Commit",
+        "row_of": "Fila de",
+        "latency_axis": "Latencia mediana por llamada",
+        "throughput_axis": "Rendimiento",
+        "batch_axis": "Tamaño de lote",
+        "size_axis": "Tamaño n (primera dimensión de la forma)",
+        "log": "escala logarítmica",
+        "items": "elementos/s",
+        "plot_of": "gráfica del grupo",
         "plot_caption_latency": "Latencia mediana por llamada; una serie por tarea, tipo, versión "
-                                "de torch y dispositivo; grupo",
+        "de torch y dispositivo; grupo",
         "plot_caption_throughput": "Rendimiento; una serie por tarea, tipo, versión de torch y "
-                                   "dispositivo; grupo",
+        "dispositivo; grupo",
         "hollow": "Los marcadores huecos no cumplen la tolerancia de calidad. Entornos:",
         "skipped": "filas con error omitidas",
     },
     "en": {
-        "missing": "no measurement", "stale": "stale", "yes": "yes", "no": "no",
-        "trial": "Trial", "task": "Task", "dtype": "Type", "shape": "Shape", "batch": "Batch",
-        "threads": "Threads", "latency": "Latency (median · IQR/median)",
-        "throughput": "Throughput", "peak": "Fraction of theoretical peak",
-        "memory": "Peak memory", "quality": "Quality (relative error vs tolerance)",
-        "phases": "Load / first call", "synchronized": "Synchronized",
-        "passes": "✓ passes", "fails": "✗ fails", "error": "✗ error", "noisy": "⚠ noisy",
-        "compute": "compute", "inference": "inference", "training": "training",
-        "gradients": "gradients", "environment": "Environment", "thread": "thread",
-        "threads_word": "threads", "memory_method": "memory",
-        "cpu": "CPU", "cuda": "GPU (CUDA)", "mps": "Apple (MPS)", "xpu": "Intel (XPU)",
-        "no_record": "no record of this device", "for_build": "with torch",
-        "hint": "record it with", "torch": "torch", "ratio": "Latency relative to torch",
-        "baseline": "baseline", "reason_quality": "fails quality",
-        "reason_error": "error", "reason_other_device": "another CPU or GPU",
+        "missing": "no measurement",
+        "stale": "stale",
+        "yes": "yes",
+        "no": "no",
+        "trial": "Trial",
+        "task": "Task",
+        "dtype": "Type",
+        "shape": "Shape",
+        "batch": "Batch",
+        "threads": "Threads",
+        "latency": "Latency (median · IQR/median)",
+        "throughput": "Throughput",
+        "peak": "Fraction of theoretical peak",
+        "memory": "Peak memory",
+        "quality": "Quality (relative error vs tolerance)",
+        "phases": "Load / first call",
+        "synchronized": "Synchronized",
+        "passes": "✓ passes",
+        "fails": "✗ fails",
+        "error": "✗ error",
+        "noisy": "⚠ noisy",
+        "compute": "compute",
+        "inference": "inference",
+        "training": "training",
+        "gradients": "gradients",
+        "environment": "Environment",
+        "thread": "thread",
+        "threads_word": "threads",
+        "memory_method": "memory",
+        "cpu": "CPU",
+        "cuda": "GPU (CUDA)",
+        "mps": "Apple (MPS)",
+        "xpu": "Intel (XPU)",
+        "no_record": "no record of this device",
+        "for_build": "with torch",
+        "hint": "record it with",
+        "torch": "torch",
+        "ratio": "Latency relative to torch",
+        "baseline": "baseline",
+        "reason_quality": "fails quality",
+        "reason_error": "error",
+        "reason_other_device": "another CPU or GPU",
         "only_one": "Only one torch version is recorded; there is no comparison between versions",
-        "device": "Device", "key": "Record", "python": "Python", "platform": "Platform",
-        "cuda_driver": "CUDA / driver", "date": "Date", "peak_table": "Theoretical peak",
-        "peak_source": "Peak source", "commit": "Commit", "row_of": "Row of",
-        "latency_axis": "Median latency per call", "throughput_axis": "Throughput",
-        "batch_axis": "Batch size", "size_axis": "Size n (first dimension of the shape)",
-        "log": "log scale", "items": "items/s", "plot_of": "plot of group",
+        "device": "Device",
+        "key": "Record",
+        "python": "Python",
+        "platform": "Platform",
+        "cuda_driver": "CUDA / driver",
+        "date": "Date",
+        "peak_table": "Theoretical peak",
+        "peak_source": "Peak source",
+        "commit": "Commit",
+        "row_of": "Row of",
+        "latency_axis": "Median latency per call",
+        "throughput_axis": "Throughput",
+        "batch_axis": "Batch size",
+        "size_axis": "Size n (first dimension of the shape)",
+        "log": "log scale",
+        "items": "items/s",
+        "plot_of": "plot of group",
         "plot_caption_latency": "Median latency per call; one series per task, type, torch "
-                                "version and device; group",
+        "version and device; group",
         "plot_caption_throughput": "Throughput; one series per task, type, torch version and "
-                                   "device; group",
+        "device; group",
         "hollow": "Hollow markers fail their quality tolerance. Environments:",
         "skipped": "rows with errors left out",
     },
@@ -88,7 +165,9 @@ def number(row: Row, column: str) -> float:
     try:
         return float(row[column])
     except ValueError:
-        raise HarnessError(f"{row.location}: column {column!r} holds {row[column]!r}, not a number") from None
+        raise HarnessError(
+            f"{row.location}: column {column!r} holds {row[column]!r}, not a number"
+        ) from None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -110,7 +189,8 @@ class Context:
             return False
         self.stale[
             f"{row.location}: row of trial {row['trial']!r} was recorded for another definition "
-            f"of the trial (spec_sha256 {row['spec_sha256'][:12] or '(empty)'}, now {current[:12]}; "
+            f"of the trial (spec_sha256 {row['spec_sha256'][:12] or '(empty)'}, "
+            f"now {current[:12]}; "
             f"see {spec.location} and harness/workloads.py); run `python -m harness record "
             f"--device {row['device'].split('-', 1)[0]} --trials {row['trial']}`"
         ] = None
@@ -126,8 +206,11 @@ class Context:
         return [r for r in record.rows if self.specs[r["trial"]].group == group]
 
     def environments_for(self, group: str) -> list[str]:
-        return [row_environment(r, self.group_rows(r, group), self.lang, html=True)
-                for r in self.records.items if self.group_rows(r, group)]
+        return [
+            row_environment(r, self.group_rows(r, group), self.lang, html=True)
+            for r in self.records.items
+            if self.group_rows(r, group)
+        ]
 
 
 def row_environment(record: DeviceRecord, rows: list[Row], lang: str, *, html: bool = False) -> str:
@@ -148,8 +231,14 @@ def row_environment(record: DeviceRecord, rows: list[Row], lang: str, *, html: b
 def row_cells(context: Context, row: Row | None, spec: TrialSpec) -> list[str]:
     """The measurement-table cells of ``spec``'s row (or of its absence)."""
     lang = context.lang
-    head = [f"`{spec.name}`", say(lang, spec.task), cell(spec.dtype),
-            cell(shape_text(spec.shape)), str(spec.batch), str(spec.threads)]
+    head = [
+        f"`{spec.name}`",
+        say(lang, spec.task),
+        cell(spec.dtype),
+        cell(shape_text(spec.shape)),
+        str(spec.batch),
+        str(spec.threads),
+    ]
     if row is None:
         return head + [f"*{say(lang, 'missing')}*"] + ["—"] * 6
     # What was measured is what the row says; a stale row may differ from the spec.
@@ -176,7 +265,10 @@ def row_cells(context: Context, row: Row | None, spec: TrialSpec) -> list[str]:
         error, tolerance = number(row, "quality_error"), number(row, "tolerance")
         sign = "≤" if not failing else ">"
         verdict = say(lang, "fails" if failing else "passes")
-        quality = f"{verdict} (error {scientific(error, lang)} {sign} {scientific(tolerance, lang)})"
-    phases = " / ".join(latency_text(number(row, c), lang) if row[c] else "—"
-                        for c in ("load_s", "first_call_s"))
+        quality = (
+            f"{verdict} (error {scientific(error, lang)} {sign} {scientific(tolerance, lang)})"
+        )
+    phases = " / ".join(
+        latency_text(number(row, c), lang) if row[c] else "—" for c in ("load_s", "first_call_s")
+    )
     return head + [latency, throughput, peak, memory, quality, phases, synchronized]

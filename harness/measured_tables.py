@@ -14,8 +14,21 @@ from harness.units import decimal, throughput_text
 
 __all__ = ["compare_versions", "device_types_for", "environment_table", "measurements"]
 
-_MEASUREMENT_COLUMNS = ("trial", "task", "dtype", "shape", "batch", "threads", "latency",
-                        "throughput", "peak", "memory", "quality", "phases", "synchronized")
+_MEASUREMENT_COLUMNS = (
+    "trial",
+    "task",
+    "dtype",
+    "shape",
+    "batch",
+    "threads",
+    "latency",
+    "throughput",
+    "peak",
+    "memory",
+    "quality",
+    "phases",
+    "synchronized",
+)
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
@@ -35,8 +48,10 @@ def device_types_for(context: Context, group: str) -> list[str]:
 def _missing_line(context: Context, device_type: str, build: str = "") -> str:
     lang = context.lang
     where = f"{say(lang, 'for_build')} {cell(build)}" if build else ""
-    return (f"*{say(lang, 'missing')}*: {say(lang, 'no_record')} {where}".rstrip()
-            + f" ({say(lang, 'hint')} `python -m harness record --device {device_type}`).\n")
+    return (
+        f"*{say(lang, 'missing')}*: {say(lang, 'no_record')} {where}".rstrip()
+        + f" ({say(lang, 'hint')} `python -m harness record --device {device_type}`).\n"
+    )
 
 
 def _specs(context: Context, group: str, device_type: str) -> list[TrialSpec]:
@@ -46,7 +61,9 @@ def _specs(context: Context, group: str, device_type: str) -> list[TrialSpec]:
 def _record_table(context: Context, record: DeviceRecord, specs: list[TrialSpec]) -> str:
     rows = {r["trial"]: r for r in record.rows}
     shown = [rows[s.name] for s in specs if s.name in rows]
-    caption = f"*{say(context.lang, 'environment')}: {row_environment(record, shown, context.lang)}*\n\n"
+    caption = (
+        f"*{say(context.lang, 'environment')}: {row_environment(record, shown, context.lang)}*\n\n"
+    )
     header = [say(context.lang, c) for c in _MEASUREMENT_COLUMNS]
     return caption + _table(header, [row_cells(context, rows.get(s.name), s) for s in specs])
 
@@ -79,14 +96,19 @@ def _ratio(context: Context, row: Row, base: Row, record: DeviceRecord, first: D
             return f"— ({say(lang, 'reason_quality')})"
         if context.is_stale(one):
             return f"— ({say(lang, 'stale')})"
-    same = (record.environment and first.environment
-            and record.environment.device_name == first.environment.device_name)
+    same = (
+        record.environment
+        and first.environment
+        and record.environment.device_name == first.environment.device_name
+    )
     if not same:
         return f"— ({say(lang, 'reason_other_device')})"
     return f"{decimal(number(row, 'latency') / number(base, 'latency'), lang)}×"
 
 
-def _version_rows(context: Context, spec: TrialSpec, by_build: dict[str, DeviceRecord]) -> list[list[str]]:
+def _version_rows(
+    context: Context, spec: TrialSpec, by_build: dict[str, DeviceRecord]
+) -> list[list[str]]:
     lang = context.lang
     found = {b: {r["trial"]: r for r in rec.rows}.get(spec.name) for b, rec in by_build.items()}
     present = [b for b in context.records.builds if found.get(b) is not None]
@@ -94,17 +116,29 @@ def _version_rows(context: Context, spec: TrialSpec, by_build: dict[str, DeviceR
     out: list[list[str]] = []
     for build in context.records.builds:
         row = found.get(build)
-        head = [f"`{spec.name}`", cell(spec.dtype), cell(shape_text(spec.shape)),
-                str(spec.batch), str(spec.threads), f"torch {cell(build)}"]
+        head = [
+            f"`{spec.name}`",
+            cell(spec.dtype),
+            cell(shape_text(spec.shape)),
+            str(spec.batch),
+            str(spec.threads),
+            f"torch {cell(build)}",
+        ]
         if row is None:
             out.append(head + [f"*{say(lang, 'missing')}*", "—", "—"])
             continue
         cells = row_cells(context, row, spec)
-        throughput = (throughput_text(number(row, "throughput"), row["throughput_unit"], lang)
-                      if row["throughput"] and not row["error"] else "—")
+        throughput = (
+            throughput_text(number(row, "throughput"), row["throughput_unit"], lang)
+            if row["throughput"] and not row["error"]
+            else "—"
+        )
         latency = cells[6] if not row["error"] else f"{say(lang, 'error')}: {cell(row['error'])}"
-        ratio = (say(lang, "baseline") if build == base_build else
-                 _ratio(context, row, found[base_build], by_build[build], by_build[base_build]))  # type: ignore[arg-type]
+        ratio = (
+            say(lang, "baseline")
+            if build == base_build
+            else _ratio(context, row, found[base_build], by_build[build], by_build[base_build])
+        )  # type: ignore[arg-type]
         head[0] = cells[0]
         out.append(head + [f"{latency} · {throughput}", cells[10], ratio])
     return out
@@ -113,8 +147,10 @@ def _version_rows(context: Context, spec: TrialSpec, by_build: dict[str, DeviceR
 def compare_versions(context: Context, group: str) -> str:
     """Per device: each trial's rows from every recorded torch build, contiguous."""
     lang = context.lang
-    keys = sorted({r.device_key for r in context.records.items if context.group_rows(r, group)},
-                  key=lambda k: (DEVICE_TYPES.index(k.split("-", 1)[0]), k))
+    keys = sorted(
+        {r.device_key for r in context.records.items if context.group_rows(r, group)},
+        key=lambda k: (DEVICE_TYPES.index(k.split("-", 1)[0]), k),
+    )
     if not keys:
         return f"*{say(lang, 'missing')}*\n"
     parts: list[str] = []
@@ -123,14 +159,21 @@ def compare_versions(context: Context, group: str) -> str:
         specs = _specs(context, group, key.split("-", 1)[0])
         base = next(b for b in context.records.builds if b in by_build)
         header = [say(lang, c) for c in ("trial", "dtype", "shape", "batch", "threads", "torch")]
-        header += [f"{say(lang, 'latency')} · {say(lang, 'throughput')}", say(lang, "quality"),
-                   f"{say(lang, 'ratio')} {cell(base)}"]
+        header += [
+            f"{say(lang, 'latency')} · {say(lang, 'throughput')}",
+            say(lang, "quality"),
+            f"{say(lang, 'ratio')} {cell(base)}",
+        ]
         rows = [line for s in specs for line in _version_rows(context, s, by_build)]
         label = say(lang, key.split("-", 1)[0])
-        notes = [f"- {row_environment(r, context.group_rows(r, group), lang)}" for r in by_build.values()]
+        notes = [
+            f"- {row_environment(r, context.group_rows(r, group), lang)}" for r in by_build.values()
+        ]
         if len(by_build) < 2:
             notes.append(f"- {say(lang, 'only_one')} ({cell(base)}).")
-        parts.append(f"**{label}** ({cell(key)})\n\n{_table(header, rows)}\n" + "\n".join(notes) + "\n")
+        parts.append(
+            f"**{label}** ({cell(key)})\n\n{_table(header, rows)}\n" + "\n".join(notes) + "\n"
+        )
     return "\n".join(parts)
 
 
@@ -139,19 +182,45 @@ def environment_table(context: Context) -> str:
     lang = context.lang
     if not context.records.items:
         return f"*{say(lang, 'missing')}*\n"
-    header = [say(lang, c) for c in ("torch", "device", "key", "threads", "python", "platform",
-                                     "cuda_driver", "date", "peak_table", "peak_source", "commit")]
+    header = [
+        say(lang, c)
+        for c in (
+            "torch",
+            "device",
+            "key",
+            "threads",
+            "python",
+            "platform",
+            "cuda_driver",
+            "date",
+            "peak_table",
+            "peak_source",
+            "commit",
+        )
+    ]
     rows: list[list[str]] = []
     for record in context.records.items:
         env = record.environment
         if env is None:  # load_all refuses such records; kept for a hand-made Records
             rows.append([cell(record.torch_build), "—", cell(record.device_key)] + ["—"] * 8)
             continue
-        peak = ", ".join(f"{cell(d)} {throughput_text(v, 'FLOP/s', lang)}" for d, v in sorted(env.peak.items()))
+        peak = ", ".join(
+            f"{cell(d)} {throughput_text(v, 'FLOP/s', lang)}" for d, v in sorted(env.peak.items())
+        )
         cuda = " / ".join(x for x in (env.cuda, env.driver) if x) or "—"
-        rows.append([
-            cell(env.torch_build), cell(env.device_name), cell(record.device_key), str(env.threads),
-            cell(env.python), cell(env.platform), cell(cuda), cell(env.date[:10]), peak or "—",
-            cell(env.peak_source) or "—", cell(env.repo_commit[:12]) or "—",
-        ])
+        rows.append(
+            [
+                cell(env.torch_build),
+                cell(env.device_name),
+                cell(record.device_key),
+                str(env.threads),
+                cell(env.python),
+                cell(env.platform),
+                cell(cuda),
+                cell(env.date[:10]),
+                peak or "—",
+                cell(env.peak_source) or "—",
+                cell(env.repo_commit[:12]) or "—",
+            ]
+        )
     return _table(header, rows)

@@ -25,7 +25,7 @@ from harness.model import HarnessError, Location, TrialSpec
 from harness.notebooks import NOTEBOOK_DIR, notebook_path
 from harness.pages import Marker, find_includes, find_markers
 from harness.render import render_observed
-from harness.snippets import suggest
+from harness.snippets import snippet_for_id, suggest
 from harness.store import Records, load_all
 from harness.trials import load_trials
 
@@ -129,6 +129,8 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):
         shown = source.relative_to(self.root) if source.is_relative_to(self.root) else source
         lang = config.theme.get("language", "es")
         try:
+            for include in find_includes(markdown, shown):
+                snippet_for_id(self.project.snippets, include.snippet_id, str(include.location))
             markers = find_markers(markdown, shown)
             pieces: list[str] = []
             position = 0

@@ -40,8 +40,10 @@ class Progress:
     def show(self, label: str, note: str = "") -> None:
         filled = self.width * self.done // max(self.total, 1)
         bar = "#" * filled + "-" * (self.width - filled)
-        text = (f"[{bar}] {self.done}/{self.total} {time.perf_counter() - self.start:6.1f} s  "
-                f"{label}{'  ' + note if note else ''}")
+        text = (
+            f"[{bar}] {self.done}/{self.total} {time.perf_counter() - self.start:6.1f} s  "
+            f"{label}{'  ' + note if note else ''}"
+        )
         if self.live:
             self.stream.write("\r\033[K" + text)
         elif note:
@@ -60,28 +62,62 @@ class Progress:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """The ``record`` subcommand's options."""
-    parser.add_argument("--device", default="cpu", choices=store.DEVICE_TYPES,
-                        help="device type to record on (default: cpu)")
+    parser.add_argument(
+        "--device",
+        default="cpu",
+        choices=store.DEVICE_TYPES,
+        help="device type to record on (default: cpu)",
+    )
     mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--quick", dest="mode", action="store_const", const="quick",
-                      help="only trials marked quick = true (the CI subset)")
-    mode.add_argument("--full", dest="mode", action="store_const", const="full",
-                      help="every trial that applies to the device (default)")
+    mode.add_argument(
+        "--quick",
+        dest="mode",
+        action="store_const",
+        const="quick",
+        help="only trials marked quick = true (the CI subset)",
+    )
+    mode.add_argument(
+        "--full",
+        dest="mode",
+        action="store_const",
+        const="full",
+        help="every trial that applies to the device (default)",
+    )
     parser.set_defaults(mode="full")
-    parser.add_argument("--only", choices=("examples", "trials"),
-                        help="record only the examples' outputs or only the trials")
-    parser.add_argument("--results", type=Path, default=ROOT / "results",
-                        help="records folder (default: results/ of this checkout)")
-    parser.add_argument("--trials", nargs="+", metavar="NAME",
-                        help="record only these trials (regardless of --quick)")
-    parser.add_argument("--trials-file", type=Path, default=TRIALS_FILE,
-                        help="trial declarations (default: harness/trials.toml)")
-    parser.add_argument("--min-run-time", type=float, metavar="S",
-                        help="steady-state seconds per trial (default: 0.5 quick, 1.0 full)")
+    parser.add_argument(
+        "--only",
+        choices=("examples", "trials"),
+        help="record only the examples' outputs or only the trials",
+    )
+    parser.add_argument(
+        "--results",
+        type=Path,
+        default=ROOT / "results",
+        help="records folder (default: results/ of this checkout)",
+    )
+    parser.add_argument(
+        "--trials",
+        nargs="+",
+        metavar="NAME",
+        help="record only these trials (regardless of --quick)",
+    )
+    parser.add_argument(
+        "--trials-file",
+        type=Path,
+        default=TRIALS_FILE,
+        help="trial declarations (default: harness/trials.toml)",
+    )
+    parser.add_argument(
+        "--min-run-time",
+        type=float,
+        metavar="S",
+        help="steady-state seconds per trial (default: 0.5 quick, 1.0 full)",
+    )
 
 
-def select_trials(specs: dict[str, TrialSpec], *, mode: str, names: list[str] | None,
-                  device_type: str) -> tuple[list[TrialSpec], list[TrialSpec]]:
+def select_trials(
+    specs: dict[str, TrialSpec], *, mode: str, names: list[str] | None, device_type: str
+) -> tuple[list[TrialSpec], list[TrialSpec]]:
     """(trials to run, trials skipped as not applicable to ``device_type``)."""
     if names:
         for name in names:
@@ -90,29 +126,45 @@ def select_trials(specs: dict[str, TrialSpec], *, mode: str, names: list[str] | 
         chosen = [specs[n] for n in dict.fromkeys(names)]
     else:
         chosen = [s for s in specs.values() if mode == "full" or s.quick]
-    return ([s for s in chosen if device_type in s.devices],
-            [s for s in chosen if device_type not in s.devices])
+    return (
+        [s for s in chosen if device_type in s.devices],
+        [s for s in chosen if device_type not in s.devices],
+    )
 
 
 def _summary(row: dict[str, str]) -> str:
     if row["error"]:
         return f"error: {row['error']}"
-    quality = "quality ok" if row["quality_pass"] == "true" else f"QUALITY FAIL ({row['quality_error']})"
+    quality = (
+        "quality ok" if row["quality_pass"] == "true" else f"QUALITY FAIL ({row['quality_error']})"
+    )
     noisy = " noisy" if row["noisy"] == "true" else ""
-    return (f"{float(row['latency']) * 1e3:.4g} ms, IQR/median {float(row['iqr_over_median']):.1%}"
-            f"{noisy}, {float(row['throughput']):.4g} {row['throughput_unit']}, {quality}")
+    return (
+        f"{float(row['latency']) * 1e3:.4g} ms, IQR/median {float(row['iqr_over_median']):.1%}"
+        f"{noisy}, {float(row['throughput']):.4g} {row['throughput_unit']}, {quality}"
+    )
 
 
-def _record_trials(chosen: list[TrialSpec], *, device: object, environment: Environment,
-                   rows_path: Path, min_run_time: float) -> list[dict[str, str]]:
+def _record_trials(
+    chosen: list[TrialSpec],
+    *,
+    device: object,
+    environment: Environment,
+    rows_path: Path,
+    min_run_time: float,
+) -> list[dict[str, str]]:
     sources = workload_sources()
     progress = Progress(len(chosen))
     rows: list[dict[str, str]] = []
     for spec in chosen:
         progress.show(spec.name)
-        row = timing.run_trial(spec, device=device, environment=environment,
-                               spec_hash=spec_sha256(spec, sources=sources),
-                               min_run_time=min_run_time)
+        row = timing.run_trial(
+            spec,
+            device=device,
+            environment=environment,
+            spec_hash=spec_sha256(spec, sources=sources),
+            min_run_time=min_run_time,
+        )
         store.merge_rows(rows_path, [row])
         rows.append(row)
         progress.step(spec.name, _summary(row))
@@ -132,11 +184,14 @@ def run(args: argparse.Namespace) -> int:
     """Record as ``args`` asks; returns the exit status."""
     # Trials are read and chosen before torch is imported, so a typo fails in a blink.
     specs = load_trials(args.trials_file) if args.only != "examples" else {}
-    chosen, skipped = select_trials(specs, mode=args.mode, names=args.trials,
-                                    device_type=args.device)
+    chosen, skipped = select_trials(
+        specs, mode=args.mode, names=args.trials, device_type=args.device
+    )
     for spec in skipped:
-        print(f"skip {spec.name}: not applicable on {args.device} "
-              f"(devices = {list(spec.devices)})", file=sys.stderr)
+        print(
+            f"skip {spec.name}: not applicable on {args.device} (devices = {list(spec.devices)})",
+            file=sys.stderr,
+        )
     import torch
 
     device = devices.select(args.device)
@@ -147,20 +202,30 @@ def run(args: argparse.Namespace) -> int:
         "mode": args.mode,
         "min_run_time_s": min_run_time,
         # glibc's dynamic mmap threshold can make small training steps noisy; say which applied.
-        "malloc_mmap_threshold": os.environ.get("MALLOC_MMAP_THRESHOLD_", "glibc default (dynamic)"),
+        "malloc_mmap_threshold": os.environ.get(
+            "MALLOC_MMAP_THRESHOLD_", "glibc default (dynamic)"
+        ),
     }
     environment = env.describe(device, key=key, threads=threads, root=ROOT, extra=extra)
     paths = store.record_paths(args.results, torch.__version__, key)
     # The environment goes first: a record is never without the conditions it was made in.
     store.write_environment(paths["environment"], environment)
     if args.only != "examples" and chosen:
-        rows = _record_trials(chosen, device=device, environment=environment,
-                              rows_path=paths["rows"], min_run_time=min_run_time)
+        rows = _record_trials(
+            chosen,
+            device=device,
+            environment=environment,
+            rows_path=paths["rows"],
+            min_run_time=min_run_time,
+        )
         failed = sum(1 for r in rows if r["error"])
         below = sum(1 for r in rows if not r["error"] and r["quality_pass"] != "true")
         noisy = sum(1 for r in rows if r["noisy"] == "true")
-        print(f"{len(rows)} rows -> {relative(paths['rows'], ROOT)} ({failed} with errors, "
-              f"{below} failing quality, {noisy} noisy)", file=sys.stderr)
+        print(
+            f"{len(rows)} rows -> {relative(paths['rows'], ROOT)} ({failed} with errors, "
+            f"{below} failing quality, {noisy} noisy)",
+            file=sys.stderr,
+        )
     if args.only != "trials":
         count = _record_examples(environment, paths["observations"])
         print(f"{count} observations -> {relative(paths['observations'], ROOT)}", file=sys.stderr)

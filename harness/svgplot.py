@@ -46,7 +46,7 @@ def log_ticks(low: float, high: float) -> list[float]:
     first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
     # Wide ranges get decades; narrow ones finer steps, down to every integer mantissa.
     choices = ((1.0,), (1.0, 2.0, 5.0), tuple(float(m) for m in range(1, 10)))
-    for steps in choices[0 if last - first > 3 else 1:]:
+    for steps in choices[0 if last - first > 3 else 1 :]:
         ticks = [m * 10.0**e for e in range(first, last + 1) for m in steps]
         inside = [t for t in ticks if low * (1 - 1e-9) <= t <= high * (1 + 1e-9)]
         if len(inside) >= 2:
@@ -86,10 +86,14 @@ def svg_chart(
     plot_w, plot_h = _WIDTH - _LEFT - _RIGHT, _HEIGHT - _TOP - _BOTTOM
 
     def sx(x: float) -> float:
-        return _LEFT + plot_w * (math.log10(x) - math.log10(x_low)) / (math.log10(x_high) - math.log10(x_low))
+        return _LEFT + plot_w * (math.log10(x) - math.log10(x_low)) / (
+            math.log10(x_high) - math.log10(x_low)
+        )
 
     def sy(y: float) -> float:
-        return _TOP + plot_h * (1 - (math.log10(y) - math.log10(y_low)) / (math.log10(y_high) - math.log10(y_low)))
+        return _TOP + plot_h * (
+            1 - (math.log10(y) - math.log10(y_low)) / (math.log10(y_high) - math.log10(y_low))
+        )
 
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" role="img" viewBox="0 0 {_WIDTH} {height}" '
@@ -105,33 +109,53 @@ def svg_chart(
         if not x_low <= tick <= x_high:
             continue
         x = sx(tick)
-        out.append(f'<line x1="{x:.1f}" y1="{_TOP}" x2="{x:.1f}" y2="{_TOP + plot_h}" '
-                   'stroke="currentColor" stroke-opacity="0.12"/>')
-        out.append(f'<text x="{x:.1f}" y="{_TOP + plot_h + 16}" text-anchor="middle" '
-                   f'fill="currentColor">{escape(x_format(tick))}</text>')
+        out.append(
+            f'<line x1="{x:.1f}" y1="{_TOP}" x2="{x:.1f}" y2="{_TOP + plot_h}" '
+            'stroke="currentColor" stroke-opacity="0.12"/>'
+        )
+        out.append(
+            f'<text x="{x:.1f}" y="{_TOP + plot_h + 16}" text-anchor="middle" '
+            f'fill="currentColor">{escape(x_format(tick))}</text>'
+        )
     for tick in log_ticks(y_low, y_high):
         y = sy(tick)
-        out.append(f'<line x1="{_LEFT}" y1="{y:.1f}" x2="{_LEFT + plot_w}" y2="{y:.1f}" '
-                   'stroke="currentColor" stroke-opacity="0.12"/>')
-        out.append(f'<text x="{_LEFT - 6}" y="{y + 4:.1f}" text-anchor="end" '
-                   f'fill="currentColor">{escape(y_format(tick))}</text>')
-    out.append(f'<text x="{_LEFT + plot_w / 2:.1f}" y="{_TOP + plot_h + 36}" text-anchor="middle" '
-               f'fill="currentColor">{escape(x_label)}</text>')
-    out.append(f'<text transform="translate(16 {_TOP + plot_h / 2:.1f}) rotate(-90)" '
-               f'text-anchor="middle" fill="currentColor">{escape(y_label)}</text>')
+        out.append(
+            f'<line x1="{_LEFT}" y1="{y:.1f}" x2="{_LEFT + plot_w}" y2="{y:.1f}" '
+            'stroke="currentColor" stroke-opacity="0.12"/>'
+        )
+        out.append(
+            f'<text x="{_LEFT - 6}" y="{y + 4:.1f}" text-anchor="end" '
+            f'fill="currentColor">{escape(y_format(tick))}</text>'
+        )
+    out.append(
+        f'<text x="{_LEFT + plot_w / 2:.1f}" y="{_TOP + plot_h + 36}" text-anchor="middle" '
+        f'fill="currentColor">{escape(x_label)}</text>'
+    )
+    out.append(
+        f'<text transform="translate(16 {_TOP + plot_h / 2:.1f}) rotate(-90)" '
+        f'text-anchor="middle" fill="currentColor">{escape(y_label)}</text>'
+    )
     for index, one in enumerate(series):
         colour, dash = _PALETTE[index % len(_PALETTE)], _DASHES[one.dash % len(_DASHES)]
         ordered = sorted(one.points, key=lambda p: p.x)
         path = " ".join(f"{sx(p.x):.1f},{sy(p.y):.1f}" for p in ordered)
         dashing = f' stroke-dasharray="{dash}"' if dash else ""
-        out.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"{dashing}/>')
+        out.append(
+            f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"{dashing}/>'
+        )
         for p in ordered:
             fill = "none" if p.hollow else colour
-            out.append(f'<circle cx="{sx(p.x):.1f}" cy="{sy(p.y):.1f}" r="4" fill="{fill}" '
-                       f'stroke="{colour}" stroke-width="2"><title>{escape(p.note)}</title></circle>')
+            out.append(
+                f'<circle cx="{sx(p.x):.1f}" cy="{sy(p.y):.1f}" r="4" fill="{fill}" '
+                f'stroke="{colour}" stroke-width="2"><title>{escape(p.note)}</title></circle>'
+            )
         y = _HEIGHT + _LEGEND_ROW * index + 4
-        out.append(f'<line x1="{_LEFT}" y1="{y}" x2="{_LEFT + 28}" y2="{y}" stroke="{colour}" '
-                   f'stroke-width="2"{dashing}/>')
-        out.append(f'<text x="{_LEFT + 36}" y="{y + 4}" fill="currentColor">{escape(one.label)}</text>')
+        out.append(
+            f'<line x1="{_LEFT}" y1="{y}" x2="{_LEFT + 28}" y2="{y}" stroke="{colour}" '
+            f'stroke-width="2"{dashing}/>'
+        )
+        out.append(
+            f'<text x="{_LEFT + 36}" y="{y + 4}" fill="currentColor">{escape(one.label)}</text>'
+        )
     out.append("</svg>")
     return "".join(out)

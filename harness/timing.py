@@ -63,8 +63,9 @@ def _steady(step: Any, spec: TrialSpec, synchronized: bool, min_run_time: float)
     # The unsynchronized variant exists to show the mistake it makes: a plain
     # host clock stops while an accelerator may still be working.
     clock = {} if synchronized else {"timer": timeit.default_timer}
-    timer = Timer(stmt="step()", globals={"step": step}, num_threads=spec.threads,
-                  label=spec.name, **clock)
+    timer = Timer(
+        stmt="step()", globals={"step": step}, num_threads=spec.threads, label=spec.name, **clock
+    )
     return timer.blocked_autorange(min_run_time=min_run_time)
 
 
@@ -82,10 +83,17 @@ def run_trial(
     synchronized = bool(spec.params.get("synchronize", True))
     row = dict.fromkeys(CSV_HEADER, "")
     row.update(
-        trial=spec.name, torch_build=environment.torch_build, device=environment.device_key,
-        dtype=spec.dtype, shape=shape_text(spec.shape), batch=str(spec.batch), task=spec.task,
-        threads=str(spec.threads), tolerance=_number(spec.tolerance),
-        memory_method=devices.memory_method(device), synchronized=_flag(synchronized),
+        trial=spec.name,
+        torch_build=environment.torch_build,
+        device=environment.device_key,
+        dtype=spec.dtype,
+        shape=shape_text(spec.shape),
+        batch=str(spec.batch),
+        task=spec.task,
+        threads=str(spec.threads),
+        tolerance=_number(spec.tolerance),
+        memory_method=devices.memory_method(device),
+        synchronized=_flag(synchronized),
         spec_sha256=spec_hash,
     )
     previous_threads = torch.get_num_threads()
@@ -110,8 +118,10 @@ def run_trial(
         devices.synchronize(device)  # drain what an unsynchronized run left queued
         median, iqr = float(measurement.median), float(measurement.iqr)
         row.update(
-            latency=_number(median), latency_iqr_s=_number(iqr),
-            iqr_over_median=_number(iqr / median), noisy=_flag(iqr / median > NOISY_IQR_OVER_MEDIAN),
+            latency=_number(median),
+            latency_iqr_s=_number(iqr),
+            iqr_over_median=_number(iqr / median),
+            noisy=_flag(iqr / median > NOISY_IQR_OVER_MEDIAN),
             # repeats counts the timed blocks behind the median and IQR (each block
             # runs number_per_run calls; the statistics are over blocks).
             repeats=str(len(measurement.times)),

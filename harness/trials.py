@@ -46,7 +46,12 @@ TASKS: tuple[str, ...] = ("compute", "gradients", "inference", "training")
 #: dtype names as spelled after ``torch.``; float8 is accepted so a trial can show an
 #: unsupported dtype failing as a row rather than being refused here.
 DTYPES: tuple[str, ...] = (
-    "bfloat16", "float16", "float32", "float64", "float8_e4m3fn", "float8_e5m2",
+    "bfloat16",
+    "float16",
+    "float32",
+    "float64",
+    "float8_e4m3fn",
+    "float8_e5m2",
 )
 TRIAL_KEYS: dict[str, str] = {
     "name": "unique trial name, lowercase letters, digits and _ (required)",
@@ -107,7 +112,10 @@ def workload_sources(*, workloads: Path = WORKLOADS_FILE) -> dict[str, str]:
                     reached.add(callee)
                     pending.append(functions[callee])
         # Whole lines by number: ast.get_source_segment re-splits the file per call.
-        texts = ["\n".join(lines[functions[n].lineno - 1 : functions[n].end_lineno]) for n in sorted(reached)]
+        texts = [
+            "\n".join(lines[functions[n].lineno - 1 : functions[n].end_lineno])
+            for n in sorted(reached)
+        ]
         result[name] = "\n\n".join(texts)
     return result
 
@@ -119,7 +127,9 @@ def spec_sha256(spec: TrialSpec, *, sources: dict[str, str] | None = None) -> st
     hashing many specs; the location is left out, since moving a table in the
     file does not change what is measured.
     """
-    fields = {f.name: getattr(spec, f.name) for f in dataclasses.fields(spec) if f.name != "location"}
+    fields = {
+        f.name: getattr(spec, f.name) for f in dataclasses.fields(spec) if f.name != "location"
+    }
     code = (sources if sources is not None else workload_sources()).get(spec.workload, "")
     text = json.dumps(fields, sort_keys=True, default=list) + "\n" + code
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -137,7 +147,9 @@ def _check(raw: dict[str, Any], where: Location, line_of: Any, names: list[str])
     for key in raw:
         if key not in TRIAL_KEYS:
             shown = Location(path=where.path, line=line_of(key))
-            raise HarnessError(f"{shown}: unknown key {key!r} in [[trial]].{suggest(key, set(TRIAL_KEYS))}")
+            raise HarnessError(
+                f"{shown}: unknown key {key!r} in [[trial]].{suggest(key, set(TRIAL_KEYS))}"
+            )
     for key in _REQUIRED:
         if key not in raw:
             raise HarnessError(f"{where}: [[trial]] needs {key!r}: {TRIAL_KEYS[key]}.")
@@ -151,19 +163,26 @@ def _check(raw: dict[str, Any], where: Location, line_of: Any, names: list[str])
     if raw["workload"] not in names:
         at = Location(path=where.path, line=line_of("workload"))
         raise HarnessError(
-            f"{at}: unknown workload {raw['workload']!r}.{suggest(str(raw['workload']), set(names))}"
+            f"{at}: unknown workload {raw['workload']!r}."
+            f"{suggest(str(raw['workload']), set(names))}"
         )
     for key, valid in (("task", TASKS), ("dtype", DTYPES), ("reference_dtype", DTYPES)):
         if key in raw and raw[key] not in valid:
             at = Location(path=where.path, line=line_of(key))
-            raise HarnessError(f"{at}: unknown {key} {raw[key]!r}.{suggest(str(raw[key]), set(valid))}")
+            raise HarnessError(
+                f"{at}: unknown {key} {raw[key]!r}.{suggest(str(raw[key]), set(valid))}"
+            )
     shape = raw["shape"]
     if not isinstance(shape, list) or not all(isinstance(n, int) and n >= 1 for n in shape):
         raise fail("shape", "is not a list of positive integers")
     for key in ("batch", "threads"):
-        if key in raw and not (isinstance(raw[key], int) and not isinstance(raw[key], bool) and raw[key] >= 1):
+        if key in raw and not (
+            isinstance(raw[key], int) and not isinstance(raw[key], bool) and raw[key] >= 1
+        ):
             raise fail(key, "is not an integer >= 1")
-    if "tolerance" in raw and not (isinstance(raw["tolerance"], (int, float)) and raw["tolerance"] >= 0):
+    if "tolerance" in raw and not (
+        isinstance(raw["tolerance"], (int, float)) and raw["tolerance"] >= 0
+    ):
         raise fail("tolerance", "is not a non-negative number")
     if "quick" in raw and not isinstance(raw["quick"], bool):
         raise fail("quick", "is not true or false")
@@ -175,11 +194,19 @@ def _check(raw: dict[str, Any], where: Location, line_of: Any, names: list[str])
     if not isinstance(raw["group"], str) or not _NAME.match(raw["group"]):
         raise fail("group", "is not a valid group name")
     return TrialSpec(
-        name=raw["name"], workload=raw["workload"], task=raw["task"], dtype=raw["dtype"],
-        shape=tuple(shape), batch=raw.get("batch", 1), threads=raw.get("threads", 1),
+        name=raw["name"],
+        workload=raw["workload"],
+        task=raw["task"],
+        dtype=raw["dtype"],
+        shape=tuple(shape),
+        batch=raw.get("batch", 1),
+        threads=raw.get("threads", 1),
         tolerance=float(raw.get("tolerance", 0.0)),
-        reference_dtype=raw.get("reference_dtype", "float64"), group=raw["group"],
-        quick=raw.get("quick", True), devices=tuple(devices), params=dict(raw.get("params", {})),
+        reference_dtype=raw.get("reference_dtype", "float64"),
+        group=raw["group"],
+        quick=raw.get("quick", True),
+        devices=tuple(devices),
+        params=dict(raw.get("params", {})),
         location=where,
     )
 
@@ -194,11 +221,14 @@ def load_trials(
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         line = re.search(r"line (\d+)", str(exc))
-        raise HarnessError(f"{shown}:{line.group(1) if line else 1}: malformed TOML: {exc}") from None
+        raise HarnessError(
+            f"{shown}:{line.group(1) if line else 1}: malformed TOML: {exc}"
+        ) from None
     extra = set(data) - {"trial"}
     if extra:
         raise HarnessError(
-            f"{shown}:1: unknown top-level key {sorted(extra)[0]!r}; only [[trial]] tables are allowed."
+            f"{shown}:1: unknown top-level key {sorted(extra)[0]!r}; "
+            "only [[trial]] tables are allowed."
         )
     lines = text.splitlines()
     headers = [n for n, line in enumerate(lines, start=1) if line.strip().startswith("[[trial]]")]

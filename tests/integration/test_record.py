@@ -29,15 +29,33 @@ TINY = ROOT / "tests" / "samples" / "trials" / "tiny.toml"
 
 
 def record(results: Path, *trials: str) -> subprocess.Popen[str]:
-    command = [sys.executable, "-m", "harness", "record", "--device", "cpu", "--only", "trials",
-               "--results", str(results), "--trials-file", str(TINY), "--min-run-time", "0.02",
-               "--trials", *trials]
-    return subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    command = [
+        sys.executable,
+        "-m",
+        "harness",
+        "record",
+        "--device",
+        "cpu",
+        "--only",
+        "trials",
+        "--results",
+        str(results),
+        "--trials-file",
+        str(TINY),
+        "--min-run-time",
+        "0.02",
+        "--trials",
+        *trials,
+    ]
+    return subprocess.Popen(
+        command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
 
 
 @pytest.fixture(scope="module")
-def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, dict[str, str]], str]:
+def recorded(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, dict[str, dict[str, str]], str]:
     results = tmp_path_factory.mktemp("results")
     first = record(results, "tiny_matmul_float32", "tiny_grad_float8", "tiny_gpu_only")
     second = record(results, "tiny_grad_float32")
@@ -92,9 +110,22 @@ def test_environment_is_written_and_loads(recorded) -> None:
 
 def test_unknown_trial_fails_before_importing_torch(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "harness", "record", "--results", str(tmp_path),
-         "--trials-file", str(TINY), "--trials", "tiny_matmul_float33"],
-        cwd=ROOT, capture_output=True, text=True, timeout=30,
+        [
+            sys.executable,
+            "-m",
+            "harness",
+            "record",
+            "--results",
+            str(tmp_path),
+            "--trials-file",
+            str(TINY),
+            "--trials",
+            "tiny_matmul_float33",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=30,
     )
     assert done.returncode == 2
     assert "unknown trial 'tiny_matmul_float33'. Did you mean 'tiny_matmul_float32'?" in done.stderr

@@ -46,15 +46,18 @@ def records(tmp_path: Path, specs: dict[str, TrialSpec]) -> Records:
     return load_all(results, root=tmp_path)
 
 
-def render(kind: str, args: dict[str, str], records: Records, specs: dict[str, TrialSpec],
-           lang: str = "es") -> tuple[str, list[str]]:
+def render(
+    kind: str, args: dict[str, str], records: Records, specs: dict[str, TrialSpec], lang: str = "es"
+) -> tuple[str, list[str]]:
     return render_measured(kind, args, records=records, specs=specs, lang=lang, where="docs/p.md:7")
 
 
 def test_spanish_table_uses_decimal_comma_and_names_environment(records, specs) -> None:
     markdown, _ = render("measurements", {"group": "matmul"}, records, specs)
     assert "| `mm_f32` | cálculo | float32 | 64x64 | 1 | 1 | 1,23 ms · 2,00 % |" in markdown
-    assert "Sample CPU &lt;i&gt;model&lt;/i&gt; · 1 hilo · torch 2.13.0+cpu · 2026-01-15" in markdown
+    assert (
+        "Sample CPU &lt;i&gt;model&lt;/i&gt; · 1 hilo · torch 2.13.0+cpu · 2026-01-15" in markdown
+    )
     assert "torch 2.14.1 · 2026-02-20" in markdown
     # The failing bfloat16 row is a failure with its numbers, never a plain speed-up.
     assert "✗ no cumple (error 2,9e-3 > 1e-3)" in markdown
@@ -118,7 +121,10 @@ def test_unknown_y_and_argument_are_errors(records, specs) -> None:
 
 def test_record_row_of_unknown_trial_names_record_line(records, specs) -> None:
     fewer = {name: spec for name, spec in specs.items() if name != "mm_bf16"}
-    with pytest.raises(HarnessError, match=r"results/2\.13\.0\+cpu/cpu\.csv:3: record names unknown trial 'mm_bf16'"):
+    with pytest.raises(
+        HarnessError,
+        match=r"results/2\.13\.0\+cpu/cpu\.csv:3: record names unknown trial 'mm_bf16'",
+    ):
         render("environment", {}, records, fewer)
 
 
@@ -133,7 +139,9 @@ def test_compare_versions_ratio_only_for_passing_rows(records, specs) -> None:
 def test_plot_is_accessible_svg_with_localized_axes(records, specs) -> None:
     markdown, stale = render("plot", {"group": "mlp", "y": "latency"}, records, specs)
     assert markdown.startswith('<figure class="harness-plot"><svg ')
-    assert 'role="img"' in markdown and "<title>Latencia mediana por llamada · mlp</title>" in markdown
+    assert (
+        'role="img"' in markdown and "<title>Latencia mediana por llamada · mlp</title>" in markdown
+    )
     assert "Tamaño de lote (escala logarítmica)" in markdown and "<figcaption>" in markdown
     assert "\n\n" not in markdown.strip()  # one HTML block: a blank line would end it
     assert stale and "mlp_b4" in stale[0]

@@ -24,7 +24,10 @@ from harness.trials import (
 )
 
 ROOT = Path(__file__).parents[2]
-MATMUL = '[[trial]]\nname = "a"\nworkload = "matmul"\ntask = "compute"\ndtype = "float32"\nshape = [4, 4]\ngroup = "g"\n'
+MATMUL = (
+    '[[trial]]\nname = "a"\nworkload = "matmul"\ntask = "compute"\ndtype = "float32"\n'
+    'shape = [4, 4]\ngroup = "g"\n'
+)
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -46,7 +49,9 @@ def test_declared_groups_and_named_trials() -> None:
         assert batches == [1, 4, 16, 64, 256]
     assert all("cpu" not in s.devices for s in specs.values() if s.group == "sync")
     assert {s.workload for s in specs.values() if s.group == "autograd"} == {
-        "autograd_grad", "autograd_backward"}
+        "autograd_grad",
+        "autograd_backward",
+    }
 
 
 def test_quick_subset_is_a_proper_subset_applying_to_cpu() -> None:
@@ -62,7 +67,9 @@ def test_device_types_match_the_store() -> None:
 
 def test_workloads_found_by_signature() -> None:
     names = workload_names()
-    assert {"matmul", "mlp_inference", "mlp_training", "autograd_grad", "autograd_backward"} <= set(names)
+    assert {"matmul", "mlp_inference", "mlp_training", "autograd_grad", "autograd_backward"} <= set(
+        names
+    )
     assert not any(n.startswith("_") for n in names) and "Work" not in names
 
 
@@ -77,7 +84,11 @@ def test_unknown_key_names_its_line_and_lists_keys(tmp_path: Path) -> None:
 
 def test_unknown_workload_lists_valid_workloads(tmp_path: Path) -> None:
     path = write(tmp_path, MATMUL.replace('"matmul"', '"matmull"'))
-    with pytest.raises(HarnessError, match=r"trials.toml:3: unknown workload 'matmull'\. Did you mean 'matmul'\?.*autograd_backward"):
+    with pytest.raises(
+        HarnessError,
+        match=r"trials.toml:3: unknown workload 'matmull'\. Did you mean 'matmul'\?"
+        r".*autograd_backward",
+    ):
         load_trials(path, root=tmp_path)
 
 
@@ -86,7 +97,9 @@ def test_bad_values_and_duplicates_name_the_line(tmp_path: Path) -> None:
         load_trials(write(tmp_path, MATMUL.replace("float32", "float33")), root=tmp_path)
     with pytest.raises(HarnessError, match=r"trials.toml:8: threads = 0 is not an integer >= 1"):
         load_trials(write(tmp_path, MATMUL + "threads = 0\n"), root=tmp_path)
-    with pytest.raises(HarnessError, match=r"trials.toml:9: trial name 'a' already used at trials.toml:1"):
+    with pytest.raises(
+        HarnessError, match=r"trials.toml:9: trial name 'a' already used at trials.toml:1"
+    ):
         load_trials(write(tmp_path, MATMUL + "\n" + MATMUL), root=tmp_path)
     with pytest.raises(HarnessError, match=r"trials.toml:2: malformed TOML"):
         load_trials(write(tmp_path, "[[trial]]\nname = \n"), root=tmp_path)
@@ -102,14 +115,22 @@ def test_hash_follows_fields_and_workload_source(tmp_path: Path) -> None:
     source = WORKLOADS_FILE.read_text()
     changed = tmp_path / "workloads.py"
     # A helper the workload calls (the seeded inputs) changes the hash too.
-    changed.write_text(source.replace("manual_seed(int(spec.params.get(\"seed\", 0)))",
-                                      "manual_seed(int(spec.params.get(\"seed\", 1)))", 1))
+    changed.write_text(
+        source.replace(
+            'manual_seed(int(spec.params.get("seed", 0)))',
+            'manual_seed(int(spec.params.get("seed", 1)))',
+            1,
+        )
+    )
     assert changed.read_text() != source
     assert base != spec_sha256(spec, sources=workload_sources(workloads=changed))
     # An edit to a workload matmul never reaches leaves its hash alone.
     unrelated = tmp_path / "unrelated.py"
-    unrelated.write_text(source.replace("lr=float(spec.params.get(\"lr\", 0.01))",
-                                        "lr=float(spec.params.get(\"lr\", 0.02))"))
+    unrelated.write_text(
+        source.replace(
+            'lr=float(spec.params.get("lr", 0.01))', 'lr=float(spec.params.get("lr", 0.02))'
+        )
+    )
     assert unrelated.read_text() != source
     assert base == spec_sha256(spec, sources=workload_sources(workloads=unrelated))
 
@@ -119,6 +140,8 @@ def test_shape_text() -> None:
 
 
 def test_reading_trials_and_rendering_never_import_torch() -> None:
-    code = ("import sys, harness.trials, harness.measured; harness.trials.load_trials(); "
-            "sys.exit('torch' in sys.modules)")
+    code = (
+        "import sys, harness.trials, harness.measured; harness.trials.load_trials(); "
+        "sys.exit('torch' in sys.modules)"
+    )
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT).returncode == 0

@@ -1,0 +1,62 @@
+"""Wall time of the record command on this machine, quick and full, into a
+temporary results folder (the repository's results/ is left alone).
+
+    python benchmarks/bench_record.py            # both; exit 1 if over a limit
+    python benchmarks/bench_record.py --quick    # only the CI subset
+
+Limits: quick < 30 s (it runs in CI), full < 180 s. Run nothing else that
+computes meanwhile: on a 2-core machine a second timing job skews both.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LIMITS = {"quick": 30.0, "full": 180.0}
+
+
+def timed_record(mode: str, results: Path) -> tuple[float, int, str]:
+    command = [
+        sys.executable,
+        "-m",
+        "harness",
+        "record",
+        "--device",
+        "cpu",
+        f"--{mode}",
+        "--only",
+        "trials",
+        "--results",
+        str(results),
+    ]
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    lines = done.stderr.strip().splitlines()
+    return time.perf_counter() - start, done.returncode, lines[-1] if lines else ""
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="time only the quick record")
+    args = parser.parse_args()
+    failed = False
+    for mode in ("quick",) if args.quick else ("quick", "full"):
+        with tempfile.TemporaryDirectory(prefix=f"bench-record-{mode}-") as folder:
+            seconds, status, last = timed_record(mode, Path(folder))
+        within = status == 0 and seconds < LIMITS[mode]
+        failed = failed or not within
+        print(
+            f"{mode:5s}: {seconds:6.1f} s (limit {LIMITS[mode]:.0f} s), exit {status} "
+            f"{'ok' if within else 'OVER LIMIT OR FAILED'} | {last}"
+        )
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,79 @@
+"""The harness's latency for a 1024×1024 float32 matmul at 1 thread against
+``torch.utils.benchmark.Timer.blocked_autorange`` on the same work, in the same
+process. The harness wraps that Timer; this checks that what it adds around it
+(load, first call, memory probes, thread handling) does not move the number.
+
+    python benchmarks/bench_timer.py        # exit 1 if the ratio leaves 1 ± 5 %
+
+Each side runs twice, interleaved (harness, Timer, harness, Timer), and the
+pairs are averaged, so a slow drift of the machine hits both sides alike.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+TRIAL = "matmul_1024_float32"
+MIN_RUN_TIME = 1.0
+LIMIT = 0.05
+
+
+def harness_latency(device: object, environment: object) -> float:
+    from harness.timing import run_trial
+    from harness.trials import load_trials, spec_sha256
+
+    spec = load_trials()[TRIAL]
+    row = run_trial(
+        spec,
+        device=device,
+        environment=environment,  # type: ignore[arg-type]
+        spec_hash=spec_sha256(spec),
+        min_run_time=MIN_RUN_TIME,
+    )
+    if row["error"]:
+        raise SystemExit(f"{TRIAL} failed: {row['error']}")
+    return float(row["latency"])
+
+
+def timer_latency() -> float:
+    import torch
+    from torch.utils.benchmark import Timer
+
+    generator = torch.Generator().manual_seed(0)
+    a = torch.randn(1024, 1024, generator=generator)
+    b = torch.randn(1024, 1024, generator=generator)
+    out = torch.empty(1024, 1024)
+    timer = Timer(
+        stmt="torch.matmul(a, b, out=out)",
+        globals={"torch": torch, "a": a, "b": b, "out": out},
+        num_threads=1,
+    )
+    return float(timer.blocked_autorange(min_run_time=MIN_RUN_TIME).median)
+
+
+def main() -> int:
+    import torch
+
+    from harness.env import describe
+
+    device = torch.device("cpu")
+    environment = describe(device, key="cpu", threads=1)
+    harness_side, timer_side = [], []
+    for _ in range(2):
+        harness_side.append(harness_latency(device, environment))
+        timer_side.append(timer_latency())
+    ratio = statistics.mean(harness_side) / statistics.mean(timer_side)
+    print(f"torch {torch.__version__}, {TRIAL}, 1 thread, min_run_time {MIN_RUN_TIME} s")
+    print(f"harness: {', '.join(f'{t * 1e3:.3f} ms' for t in harness_side)}")
+    print(f"Timer:   {', '.join(f'{t * 1e3:.3f} ms' for t in timer_side)}")
+    print(f"ratio harness/Timer: {ratio:.4f} (limit 1 ± {LIMIT:.0%})")
+    return 0 if abs(ratio - 1) <= LIMIT else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
