@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from harness import record
+from harness import notebooks, record
 from harness.model import HarnessError
 
 __all__ = ["main", "parser"]
@@ -30,6 +30,12 @@ def parser() -> argparse.ArgumentParser:
     )
     record.configure(recorder)
     recorder.set_defaults(handler=record.run)
+    generator = commands.add_parser(
+        "notebooks", help="generate docs/cuadernos/*.ipynb from the pages and snippets",
+        description=(notebooks.__doc__ or "").strip().splitlines()[0],
+    )
+    notebooks.configure(generator)
+    generator.set_defaults(handler=notebooks.run)
     return top
 
 

@@ -12,6 +12,7 @@ taken from a record passes through :func:`harness.render.cell` (tables) or
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import re
 from collections.abc import Callable
@@ -160,8 +161,13 @@ def _plot_series(
             f"{where}: group {group!r} mixes throughput units {sorted(set(units))}; "
             "plot one unit per group"
         )
+    # One colour per kind of curve, one dash per build: a build's change reads as a dash.
+    families = sorted({(k[0], k[1], k[2], k[4]) for k in series})
     ordered = sorted(series.items(), key=lambda i: (*i[0][:3], builds.index(i[0][3]), i[0][4]))
-    return [s for _, s in ordered], x_is_batch, skipped, units or ["FLOP/s"]
+    coloured = [
+        dataclasses.replace(s, colour=families.index((k[0], k[1], k[2], k[4]))) for k, s in ordered
+    ]
+    return coloured, x_is_batch, skipped, units or ["FLOP/s"]
 
 
 def _plot(context: Context, group: str, y: str, where: str) -> str:
@@ -177,7 +183,8 @@ def _plot(context: Context, group: str, y: str, where: str) -> str:
     else:
         factor, prefix = si_scale(middle)
         shown = units[0] if units[0] != "items/s" else say(lang, "items")
-        y_label = f"{say(lang, 'throughput_axis')} ({prefix}{shown}, {say(lang, 'log')})"
+        unit = f"{prefix}{shown}" if shown == "FLOP/s" or not prefix else f"{prefix} {shown}"
+        y_label = f"{say(lang, 'throughput_axis')} ({unit}, {say(lang, 'log')})"
     x_label = f"{say(lang, 'batch_axis' if x_is_batch else 'size_axis')} ({say(lang, 'log')})"
     title = f"{say(lang, 'latency_axis' if y == 'latency' else 'throughput_axis')} · {group}"
     y_format: Callable[[float], str] = lambda v: compact(v / factor, lang)  # noqa: E731

@@ -128,18 +128,19 @@ def _version_rows(
             out.append(head + [f"*{say(lang, 'missing')}*", "—", "—"])
             continue
         cells = row_cells(context, row, spec)
+        head[:5] = cells[0:1] + cells[2:6]  # what the row measured, stale mark included
         throughput = (
             throughput_text(number(row, "throughput"), row["throughput_unit"], lang)
             if row["throughput"] and not row["error"]
             else "—"
         )
         latency = cells[6] if not row["error"] else f"{say(lang, 'error')}: {cell(row['error'])}"
+        base = found.get(base_build)
         ratio = (
-            say(lang, "baseline")
-            if build == base_build
-            else _ratio(context, row, found[base_build], by_build[build], by_build[base_build])
-        )  # type: ignore[arg-type]
-        head[0] = cells[0]
+            _ratio(context, row, base, by_build[build], by_build[base_build])
+            if base is not None and build != base_build
+            else say(lang, "baseline")
+        )
         out.append(head + [f"{latency} · {throughput}", cells[10], ratio])
     return out
 

@@ -39,6 +39,8 @@ class Series:
     points: list[Point] = field(default_factory=list)
     dash: int = 0
     """Index into the dash patterns (one per torch build)."""
+    colour: int = -1
+    """Index into the palette (one per kind of curve); -1: by position."""
 
 
 def log_ticks(low: float, high: float) -> list[float]:
@@ -136,7 +138,8 @@ def svg_chart(
         f'text-anchor="middle" fill="currentColor">{escape(y_label)}</text>'
     )
     for index, one in enumerate(series):
-        colour, dash = _PALETTE[index % len(_PALETTE)], _DASHES[one.dash % len(_DASHES)]
+        hue = index if one.colour < 0 else one.colour
+        colour, dash = _PALETTE[hue % len(_PALETTE)], _DASHES[one.dash % len(_DASHES)]
         ordered = sorted(one.points, key=lambda p: p.x)
         path = " ".join(f"{sx(p.x):.1f},{sy(p.y):.1f}" for p in ordered)
         dashing = f' stroke-dasharray="{dash}"' if dash else ""

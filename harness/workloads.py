@@ -58,8 +58,8 @@ def _reference_device(device: Any) -> Any:
 def _relative_error(result: Any, reference: Any) -> float:
     """‖result − reference‖ / ‖reference‖ (Frobenius), computed in the reference's dtype."""
     result = result.detach().to(device=reference.device, dtype=reference.dtype)
-    scale = reference.norm().item()
-    difference = (result - reference).norm().item()
+    scale = float(reference.norm().item())
+    difference = float((result - reference).norm().item())
     return difference / scale if scale else difference
 
 
