@@ -1,0 +1,39 @@
+"""A copy of the real project that a fault test may break, and an injector that
+refuses to inject into text that is not there (no silent passes)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parents[2]
+COPIED = ("docs", "snippets", "results", "mkdocs.yml")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    for name in COPIED:
+        source = ROOT / name
+        target = tmp_path / name
+        if source.is_dir():
+            shutil.copytree(source, target)
+        else:
+            shutil.copy2(source, target)
+    return tmp_path
+
+
+def inject(path: Path, old: str, new: str) -> int:
+    """Replace ``old`` (which must occur) by ``new``; return the 1-based line of the change."""
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"fault target vanished from {path}: {old!r}"
+    position = text.index(old)
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return text.count("\n", 0, position) + 1
+
+
+def record_files(root: Path, suffix: str) -> list[Path]:
+    found = sorted((root / "results").glob(f"*/cpu{suffix}"))
+    assert found, f"the project has no committed cpu{suffix} record to break"
+    return found
