@@ -74,7 +74,8 @@ def _numbers_close(expected: Any, observed: Any, rtol: float, atol: float) -> st
             continue
         if not abs(got - want) <= atol + rtol * abs(want):
             where = f"element {index}: " if want_shape else ""
-            return f"{where}|{got!r} - {want!r}| > atol + rtol·|expected| = {atol} + {rtol}·{abs(want)}"
+            return (f"{where}|{got!r} - {want!r}| > atol + rtol·|expected| = "
+                    f"{atol} + {rtol}·{abs(want)}")
     return ""
 
 

@@ -66,7 +66,8 @@ def run_snippet(
     except ExampleTimeout:
         raise
     except Exception as exc:
-        frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == str(shown_path)]
+        frames = [f for f in traceback.extract_tb(exc.__traceback__)
+                  if f.filename == str(shown_path)]
         line = frames[-1].lineno if frames else 1
         text = frames[-1].line if frames else ""
         raise SnippetFailed(

@@ -86,7 +86,7 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):
 
     def _check_records(self) -> None:
         for record in self.records.items:
-            for (snippet, name), where in record.observation_lines.items():
+            for (snippet, _name), where in record.observation_lines.items():
                 if snippet not in self.project.snippets:
                     raise HarnessError(
                         f"{where}: record names unknown snippet {snippet!r}."
@@ -149,7 +149,8 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):
         where = marker.location
         if marker.kind not in MARKERS:
             raise HarnessError(
-                f"{where}: unknown marker 'harness:{marker.kind}'.{suggest(marker.kind, set(MARKERS))}"
+                f"{where}: unknown marker 'harness:{marker.kind}'."
+                f"{suggest(marker.kind, set(MARKERS))}"
             )
         allowed = MARKERS[marker.kind]
         for key in marker.args:
@@ -184,7 +185,9 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):
             name=notebook.name,
         )
 
-    def _observed(self, marker: Marker, text: str, lang: str, where: Location) -> tuple[str, list[str]]:
+    def _observed(
+        self, marker: Marker, text: str, lang: str, where: Location
+    ) -> tuple[str, list[str]]:
         snippet_id = marker.args.get("snippet", "")
         included = {i.snippet_id for i in find_includes(text, where.path)}
         if snippet_id not in included:

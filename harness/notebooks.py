@@ -36,6 +36,7 @@ __all__ = [
 NOTEBOOK_DIR = "cuadernos"
 _ADMONITION = re.compile(r'^(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+[\w-]+)*(?:\s+"(?P<title>[^"]*)")?\s*$')
 _ATTRS = re.compile(r"\{[^{}\n]*\}")
+_PAGE_LINK = re.compile(r"\]\((?P<page>[\w-]+)(?:\.en)?\.md(?P<anchor>#[\w-]+)?\)")
 _NOTES = {
     "es": ("Cuaderno generado a partir de `docs/{page}` y de `snippets/`; no lo edites a mano. "
            "Las salidas observadas, con su entorno, están en la página del artículo."),
@@ -77,7 +78,15 @@ def _plain_markdown(text: str) -> str:
             continue
         in_admonition = False
         out.append(_ATTRS.sub("", line))
-    return "\n".join(out).strip("\n")
+    # A notebook page sits at cuadernos/<slug>/: links to pages go up two levels.
+    return _PAGE_LINK.sub(_site_link, "\n".join(out)).strip("\n")
+
+
+def _site_link(match: re.Match[str]) -> str:
+    page = "" if match["page"] == "index" else f"{match['page']}/"
+    return f"](../../{page}{match['anchor'] or ''})"
+
+
 
 
 def _markdown_cell(text: str) -> dict[str, Any]:

@@ -10,6 +10,7 @@ and two runs at once keep every row.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 import time
@@ -18,6 +19,7 @@ from typing import TextIO
 
 from harness import devices, env, store, timing
 from harness.model import Environment, HarnessError, TrialSpec
+from harness.quiet import QuietGuard
 from harness.snippets import relative, suggest
 from harness.trials import TRIALS_FILE, load_trials, spec_sha256, workload_sources
 
@@ -27,15 +29,18 @@ ROOT = Path(__file__).resolve().parent.parent
 #: Seconds of steady state per trial: blocked_autorange is steady from about 1 s
 #: on; the quick (CI) subset trades some of that for speed.
 MIN_RUN_TIME = {"quick": 0.5, "full": 1.0}
+#: Attempts per trial under --quiet-guard before the last one is kept anyway.
+GUARD_TRIES = 3
 
 
 class Progress:
     """A one-line progress bar on stderr (one line per step when not a terminal)."""
 
-    def __init__(self, total: int, *, stream: TextIO = sys.stderr, width: int = 24) -> None:
-        self.total, self.stream, self.width = total, stream, width
+    def __init__(self, total: int, *, stream: TextIO | None = None, width: int = 24) -> None:
+        # Looked up now, not at import: a test may have replaced sys.stderr since.
+        self.total, self.stream, self.width = total, stream or sys.stderr, width
         self.done, self.start = 0, time.perf_counter()
-        self.live = stream.isatty()
+        self.live = self.stream.isatty()
 
     def show(self, label: str, note: str = "") -> None:
         filled = self.width * self.done // max(self.total, 1)
@@ -108,6 +113,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="trial declarations (default: harness/trials.toml)",
     )
     parser.add_argument(
+        "--quiet-guard",
+        action="store_true",
+        help="before each trial wait for other processes to leave the CPUs, and measure a "
+        f"trial again (up to {GUARD_TRIES} times) when they shared them",
+    )
+    parser.add_argument(
         "--min-run-time",
         type=float,
         metavar="S",
@@ -152,24 +163,37 @@ def _record_trials(
     environment: Environment,
     rows_path: Path,
     min_run_time: float,
-) -> list[dict[str, str]]:
+    guard: QuietGuard | None,
+) -> tuple[list[dict[str, str]], list[str]]:
+    """(rows, names of trials that shared the CPUs with other work in every attempt)."""
     sources = workload_sources()
     progress = Progress(len(chosen))
     rows: list[dict[str, str]] = []
+    shared_trials: list[str] = []
     for spec in chosen:
-        progress.show(spec.name)
-        row = timing.run_trial(
-            spec,
-            device=device,
-            environment=environment,
-            spec_hash=spec_sha256(spec, sources=sources),
-            min_run_time=min_run_time,
-        )
+        for attempt in range(1, (GUARD_TRIES if guard else 1) + 1):
+            progress.show(spec.name, f"attempt {attempt}" if attempt > 1 else "")
+            if guard:
+                guard.wait()
+            since = guard.mark() if guard else None
+            row = timing.run_trial(
+                spec,
+                device=device,
+                environment=environment,
+                spec_hash=spec_sha256(spec, sources=sources),
+                min_run_time=min_run_time,
+            )
+            shared = guard.others(since) if guard else 0.0
+            if guard is None or shared <= guard.limit:
+                break
+        if guard and shared > guard.limit:
+            shared_trials.append(f"{spec.name} ({shared:.2f} other cores)")
         store.merge_rows(rows_path, [row])
         rows.append(row)
-        progress.step(spec.name, _summary(row))
+        note = f", SHARED CPUs {shared:.2f}" if guard and shared > guard.limit else ""
+        progress.step(spec.name, _summary(row) + note)
     progress.close()
-    return rows
+    return rows, shared_trials
 
 
 def _record_examples(environment: Environment, path: Path) -> int:
@@ -201,6 +225,7 @@ def run(args: argparse.Namespace) -> int:
     extra = {
         "mode": args.mode,
         "min_run_time_s": min_run_time,
+        "quiet_guard": args.quiet_guard,
         # glibc's dynamic mmap threshold can make small training steps noisy; say which applied.
         "malloc_mmap_threshold": os.environ.get(
             "MALLOC_MMAP_THRESHOLD_", "glibc default (dynamic)"
@@ -211,13 +236,21 @@ def run(args: argparse.Namespace) -> int:
     # The environment goes first: a record is never without the conditions it was made in.
     store.write_environment(paths["environment"], environment)
     if args.only != "examples" and chosen:
-        rows = _record_trials(
+        guard = QuietGuard() if args.quiet_guard else None
+        rows, shared = _record_trials(
             chosen,
             device=device,
             environment=environment,
             rows_path=paths["rows"],
             min_run_time=min_run_time,
+            guard=guard,
         )
+        if guard:
+            # Written again so the record says which trials other work may have slowed.
+            extra = {**environment.extra, "quiet_guard_limit_cores": guard.limit}
+            extra["shared_trials"] = shared
+            environment = dataclasses.replace(environment, extra=extra)
+            store.write_environment(paths["environment"], environment)
         failed = sum(1 for r in rows if r["error"])
         below = sum(1 for r in rows if not r["error"] and r["quality_pass"] != "true")
         noisy = sum(1 for r in rows if r["noisy"] == "true")

@@ -42,7 +42,8 @@ WORDS: dict[str, dict[str, str]] = {
         "none": "ninguna",
         "tolerance": "tolerancia",
         "exact": "exacto",
-        "no_record": "Aún no hay registro de esta salida: ejecuta `python -m harness record --only examples`.",
+        "no_record": "Aún no hay registro de esta salida: ejecuta "
+        "`python -m harness record --only examples`.",
         "stale_note": "El fragmento cambió después del registro; vuelve a registrar.",
         "snippet": "fragmento",
         "threads": "hilos",
@@ -66,7 +67,8 @@ WORDS: dict[str, dict[str, str]] = {
         "none": "none",
         "tolerance": "tolerance",
         "exact": "exact",
-        "no_record": "No record of this output yet: run `python -m harness record --only examples`.",
+        "no_record": "No record of this output yet: run "
+        "`python -m harness record --only examples`.",
         "stale_note": "The snippet changed after it was recorded; record again.",
         "snippet": "snippet",
         "threads": "threads",
@@ -217,4 +219,5 @@ def _tolerance_note(expectation: Expectation, lang: str) -> str:
     rtol, atol = tolerance_for(expectation, probe)
     if expectation.rtol is None and expectation.atol is None:
         return ""
-    return f" ({word(lang, 'tolerance')}: rtol {format_number(rtol, lang)}, atol {format_number(atol, lang)})"
+    rtol_text, atol_text = format_number(rtol, lang), format_number(atol, lang)
+    return f" ({word(lang, 'tolerance')}: rtol {rtol_text}, atol {atol_text})"

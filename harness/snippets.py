@@ -99,13 +99,16 @@ def _expectation(raw: dict[str, Any], page: str, where: Location) -> Expectation
     unknown = set(raw) - set(EXPECT_KEYS)
     if unknown:
         key = sorted(unknown)[0]
-        raise HarnessError(f"{where}: unknown key {key!r} in [[expect]].{suggest(key, EXPECT_KEYS)}")
+        raise HarnessError(
+            f"{where}: unknown key {key!r} in [[expect]].{suggest(key, EXPECT_KEYS)}"
+        )
     for key in ("snippet", "name", "derivation"):
         if not isinstance(raw.get(key), str) or not raw[key].strip():
             raise HarnessError(f"{where}: [[expect]] needs {key!r}: {EXPECT_KEYS[key]}.")
     if ("value" in raw) == bool(raw.get("none")):
         raise HarnessError(
-            f"{where}: [[expect]] for {raw['name']!r} needs exactly one of 'value' or 'none = true'."
+            f"{where}: [[expect]] for {raw['name']!r} needs exactly one of "
+            "'value' or 'none = true'."
         )
     if not _NAME.match(raw["name"]):
         raise HarnessError(

@@ -83,6 +83,7 @@ def _replace(path: Path, text: str) -> None:
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
         handle.write(text)
+    os.chmod(temporary, 0o644)  # mkstemp makes it private; a record is for everyone to read
     os.replace(temporary, path)
 
 
@@ -161,7 +162,8 @@ def _read_located(path: Path, root: Path | None) -> list[tuple[Location, Observa
         unknown = set(data) - _OBSERVATION_FIELDS
         missing = {"snippet", "name", "kind", "value", "snippet_sha256"} - set(data)
         if unknown or missing:
-            what = f"unknown key {sorted(unknown)[0]!r}" if unknown else f"missing key {sorted(missing)[0]!r}"
+            what = (f"unknown key {sorted(unknown)[0]!r}" if unknown
+                    else f"missing key {sorted(missing)[0]!r}")
             raise HarnessError(
                 f"{shown}:{number}: {what}; expected keys {', '.join(sorted(_OBSERVATION_FIELDS))}"
             )

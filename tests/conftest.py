@@ -55,8 +55,12 @@ def site_builder():
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The real site, built once per test run and shared by xdist workers."""
     import fcntl
+    import os
 
-    shared = tmp_path_factory.getbasetemp().parent
+    # Under xdist each worker's basetemp sits in the run's own folder; serially the
+    # parent would outlive the run and serve yesterday's site.
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
     site = shared / "built-site"
     with open(shared / "built-site.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+
 import pytest
 
 from .conftest import inject
@@ -13,9 +14,9 @@ from .conftest import inject
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
-    from .conftest import COPIED, ROOT
-
     import shutil
+
+    from .conftest import COPIED, ROOT
 
     root = tmp_path_factory.mktemp("faulty")
     for name in COPIED:

@@ -32,7 +32,11 @@ def _tool(name: str) -> str:
 
 def _run(*command: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        command, cwd=ROOT, capture_output=True, text=True, timeout=120,
+        command,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
         env={**os.environ, "NO_COLOR": "1"},
     )
 

@@ -26,8 +26,21 @@ SNIPPETS = ROOT / "snippets"
 # Top-level modules that open connections. A snippet is copied into a reader's
 # machine: it must run with torch alone and offline.
 NETWORK_MODULES = frozenset(
-    {"urllib", "urllib3", "requests", "httpx", "aiohttp", "socket", "ssl", "http", "ftplib",
-     "smtplib", "telnetlib", "xmlrpc", "webbrowser"}
+    {
+        "urllib",
+        "urllib3",
+        "requests",
+        "httpx",
+        "aiohttp",
+        "socket",
+        "ssl",
+        "http",
+        "ftplib",
+        "smtplib",
+        "telnetlib",
+        "xmlrpc",
+        "webbrowser",
+    }
 )
 
 
@@ -224,7 +237,10 @@ def test_every_snippet_runs_with_the_network_closed(tmp_path: Path) -> None:
     files = [str(p) for p in _snippet_files()]
     done = subprocess.run(
         [sys.executable, "-c", _OFFLINE_RUNNER, *files],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     marker = next((line for line in done.stdout.splitlines() if line.startswith("RESULTS ")), None)
     assert done.returncode == 0 and marker, f"runner failed:\n{done.stdout}\n{done.stderr}"
