@@ -7,6 +7,8 @@ pytest raises on a mismatch; the record command writes what it saw. Both use
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -129,7 +131,8 @@ def record_examples(*, root: Path, environment: Environment, timeout: float) -> 
                 continue
             stamped = {**stamp, "snippet_sha256": snippet.sha256}
             try:
-                checked = evaluate(project, snippet, namespace, timeout=timeout)
+                with contextlib.redirect_stdout(io.StringIO()):  # the reader's prints, not ours
+                    checked = evaluate(project, snippet, namespace, timeout=timeout)
             except SnippetFailed as exc:
                 observations += [
                     Observation(snippet=e.snippet, name=e.name, kind="error", value=str(exc),

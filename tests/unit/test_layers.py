@@ -8,7 +8,8 @@ from pathlib import Path
 HARNESS = Path(__file__).parents[2] / "harness"
 # Modules the MkDocs build imports: none may import torch at module level.
 BUILD_PATH = {"model", "snippets", "pages", "compare", "execute", "store", "render",
-              "examples", "measured", "trials", "mkdocs_plugin", "notebooks"}
+              "examples", "measured", "measured_context", "measured_tables", "units",
+              "svgplot", "trials", "mkdocs_plugin", "notebooks"}
 # Modules that integrate a tool are imported by nobody inside harness.
 INTEGRATIONS = {"mkdocs_plugin", "pytest_pages", "__main__"}
 
