@@ -18,6 +18,7 @@ from mkdocs.config import base
 from mkdocs.config import config_options as c
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
+from mkdocs.utils.meta import get_data
 
 from harness.examples import Project
 from harness.measured import MEASURED_MARKERS, render_measured
@@ -74,7 +75,7 @@ def typed_figures(text: str, path: Path) -> list[str]:
 
 class HarnessPlugin(BasePlugin[HarnessConfig]):
     def on_config(self, config: Any) -> Any:
-        self.root = Path(config.config_file_path).parent
+        self.root = Path(config.config_file_path).resolve().parent
         try:
             self.project = Project.load(self.root)
             self.records: Records = load_all(self.root / self.config.results, root=self.root)
@@ -125,9 +126,19 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):
         return files
 
     def on_page_markdown(self, markdown: str, page: Any, config: Any, files: Any) -> str:
-        source = Path(page.file.abs_src_path)
+        source = Path(page.file.abs_src_path).resolve()
         shown = source.relative_to(self.root) if source.is_relative_to(self.root) else source
         lang = config.theme.get("language", "es")
+        # MkDocs hands over the page without its front matter; pad it back with empty
+        # lines so every line reported below is the line in the file.
+        # (static-i18n rewrites admonition lines but never adds or removes one.)
+        raw = source.read_text(encoding="utf-8")
+        body, _ = get_data(raw)
+        offset = raw[: len(raw) - len(body)].count("\n")
+        padded = "\n" * offset + markdown
+        return self._page(padded, shown, lang)[offset:]
+
+    def _page(self, markdown: str, shown: Path, lang: str) -> str:
         try:
             for include in find_includes(markdown, shown):
                 snippet_for_id(self.project.snippets, include.snippet_id, str(include.location))

@@ -101,18 +101,10 @@ def test_missing_snippet_file_names_the_page_line(faults) -> None:
     assert "4 failed, 4 passed, 1 error" in out
 
 
-@pytest.mark.parametrize(
-    ("old", "new", "message"),
-    [
-        ('derivation = "2 · 3 = 6."\n', "", "expectations.toml:13: [[expect]] needs 'derivation'"),
-        ("value = 6.0\n", "value = = 6.0\n", "expectations.toml: malformed TOML: Invalid value (at line 4"),
-        ('name = "doubled"', 'nmae = "doubled"', "expectations.toml:13: unknown key 'nmae' in [[expect]]. Did you mean 'name'?"),
-        ("none = true", "none = true\nvalue = 1.0", "expectations.toml:7: [[expect]] for 'x.grad' needs exactly one of"),
-    ],
-)
-def test_malformed_expectation_stops_collection_with_its_line(mini, pytester, old, new, message) -> None:
+def test_malformed_expectation_stops_collection_with_its_line(mini, pytester) -> None:
+    """One real run; the other malformed shapes are unit-tested on the loader itself."""
     toml = mini / "snippets/pagina/expectations.toml"
-    toml.write_text(toml.read_text().replace(old, new, 1))
+    toml.write_text(toml.read_text().replace('derivation = "2 · 3 = 6."\n', "", 1))
     result = pytester.runpytest_subprocess()
     assert result.ret != 0
-    assert message in result.stdout.str()
+    assert "expectations.toml:13: [[expect]] needs 'derivation'" in result.stdout.str()

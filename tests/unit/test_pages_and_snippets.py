@@ -64,3 +64,31 @@ def test_snippet_ids_must_be_unique_across_suffixes(tmp_path: Path) -> None:
     root = write(tmp_path, {"snippets/a/uno.py": "", "snippets/a/uno.yaml": ""})
     with pytest.raises(HarnessError, match="two snippets share the id 'a/uno'"):
         find_snippets(root / "snippets")
+
+
+MINI = Path(__file__).parents[1] / "samples" / "mini" / "snippets"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ("value = 6.0\n", "value = = 6.0\n",
+         "expectations.toml: malformed TOML: Invalid value (at line 4"),
+        ('name = "doubled"', 'nmae = "doubled"',
+         "expectations.toml:13: unknown key 'nmae' in [[expect]]. Did you mean 'name'?"),
+        ("none = true", "none = true\nvalue = 1.0",
+         "expectations.toml:7: [[expect]] for 'x.grad' needs exactly one of"),
+        ('name = "g"', 'name = "g-1"', "expectations.toml:1: name 'g-1' is not a Python name"),
+        ("value = 6.0\n", "value = 6.0\nrtol = -1\n", "'rtol' must be a non-negative number"),
+    ],
+)
+def test_malformed_expectations_name_file_and_line(tmp_path: Path, old, new, message) -> None:
+    import shutil
+
+    shutil.copytree(MINI, tmp_path / "snippets")
+    toml = tmp_path / "snippets/pagina/expectations.toml"
+    toml.write_text(toml.read_text().replace(old, new, 1))
+    snippets = find_snippets(tmp_path / "snippets")
+    with pytest.raises(HarnessError) as caught:
+        load_expectations(tmp_path / "snippets", snippets)
+    assert message in str(caught.value)
