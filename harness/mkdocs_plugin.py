@@ -177,6 +177,8 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):
                 marker.kind, marker.args, records=self.records, specs=self.specs,
                 lang=lang, where=str(where),
             )
+            # A class for the stylesheet (compact type) and for readers' tools to find.
+            markdown = f'<div class="harness-measured" markdown>\n\n{markdown}\n\n</div>\n'
         else:
             markdown, stale = self._observed(marker, page_text, lang, where)
         for message in stale:

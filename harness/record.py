@@ -234,7 +234,10 @@ def run(args: argparse.Namespace) -> int:
     environment = env.describe(device, key=key, threads=threads, root=ROOT, extra=extra)
     paths = store.record_paths(args.results, torch.__version__, key)
     # The environment goes first: a record is never without the conditions it was made in.
-    store.write_environment(paths["environment"], environment)
+    # An examples-only run leaves the trials' environment (and its date) as measured:
+    # each observation carries its own date.
+    if args.only != "examples" or not paths["environment"].exists():
+        store.write_environment(paths["environment"], environment)
     if args.only != "examples" and chosen:
         guard = QuietGuard() if args.quiet_guard else None
         rows, shared = _record_trials(

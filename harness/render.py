@@ -102,14 +102,15 @@ def format_number(value: float, lang: str, *, digits: int = 3) -> str:
     return text.replace(".", ",") if lang == "es" else text
 
 
-def environment_line(record: DeviceRecord, lang: str) -> str:
+def environment_line(record: DeviceRecord, lang: str, *, date: str = "") -> str:
+    """torch build, device, threads and date (``date`` overrides the record's own)."""
     env = record.environment
     if env is None:
         return f"torch {cell(record.torch_build)} · {cell(record.device_key)}"
     where = env.device_name or env.cpu_model or record.device_key
     return (
         f"torch {cell(env.torch_build)} · {cell(where)} · {env.threads} {word(lang, 'threads')}"
-        f" · {cell(env.date[:10])}"
+        f" · {cell((date or env.date)[:10])}"
     )
 
 
@@ -200,8 +201,11 @@ def render_observed(
         body.append(f"{word(lang, 'held_in')}: {fmt(sorted(set(held['held'])))}. "
                     f"{word(lang, 'failed_in')}: {fmt(failed)}.")
         body.append("")
-        body += [f"- {environment_line(r, lang)} · {word(lang, 'snippet')} "
-                 f"{code(snippet.id)} {code('sha256:' + snippet.sha256[:12])}" for r in columns]
+        for record in columns:
+            dates = [o.date for o in record.observations if o.snippet == snippet.id and o.date]
+            body.append(f"- {environment_line(record, lang, date=max(dates, default=''))} · "
+                        f"{word(lang, 'snippet')} {code(snippet.id)} "
+                        f"{code('sha256:' + snippet.sha256[:12])}")
     else:
         body.append(word(lang, "no_record"))
     if stale:
