@@ -97,32 +97,29 @@ def unsafe_uses(source: str, filename: str = "<source>") -> list[str]:
                 if isinstance(first, ast.Constant) and isinstance(first.value, str):
                     network(first.value, node.lineno)
 
-    for node in ast.walk(tree):
-        dotted = _dotted(node) if isinstance(node, ast.Attribute | ast.Name) else None
-        if dotted is None:
-            continue
-        head, _, rest = dotted.partition(".")
+    def resolve(expression: ast.expr) -> str | None:
+        """``t.load`` → ``torch.load`` through the module's import aliases."""
+        dotted = _dotted(expression)
+        head, _, rest = (dotted or "").partition(".")
         if head not in aliases:
+            return None
+        return aliases[head] + (f".{rest}" if rest else "")
+
+    for node in ast.walk(tree):
+        resolved = resolve(node) if isinstance(node, ast.Attribute | ast.Name) else None
+        if resolved is None:
             continue
-        resolved = aliases[head] + (f".{rest}" if rest else "")
         if resolved == "torch.hub" or resolved.startswith("torch.hub."):
             found.append((node.lineno, f"uses {resolved}: examples must not download"))
 
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
-        dotted = _dotted(node.func)
-        if dotted is None:
-            continue
-        head, _, rest = dotted.partition(".")
-        if head not in aliases:
-            continue
-        resolved = aliases[head] + (f".{rest}" if rest else "")
-        if resolved not in {"torch.load", "torch.serialization.load"}:
+        if resolve(node.func) not in {"torch.load", "torch.serialization.load"}:
             continue
         weights_only = next((k.value for k in node.keywords if k.arg == "weights_only"), None)
         if not (isinstance(weights_only, ast.Constant) and weights_only.value is True):
-            found.append((node.lineno, f"{resolved}(...) without weights_only=True"))
+            found.append((node.lineno, f"{resolve(node.func)}(...) without weights_only=True"))
 
     return [f"{filename}:{line}: {what}" for line, what in sorted(set(found))]
 
