@@ -24,6 +24,7 @@ __all__ = [
     "DEFAULT_TIMEOUT_S",
     "Checked",
     "Project",
+    "check_expectations",
     "evaluate",
     "failure_message",
     "page_includes",
@@ -83,17 +84,24 @@ def page_includes(project: Project, page: Path) -> list[tuple[Include, Snippet]]
     return found
 
 
-def evaluate(
-    project: Project, snippet: Snippet, namespace: dict[str, Any], *, timeout: float
+def check_expectations(
+    project: Project, snippet: Snippet, namespace: dict[str, Any]
 ) -> list[Checked]:
-    """Run a Python snippet in ``namespace`` and check its expectations."""
+    """Read every name ``snippet``'s expectations ask for in ``namespace`` and compare."""
     shown = project.shown(snippet.path)
-    run_snippet(snippet, namespace, shown_path=shown, timeout=timeout)
     return [
         Checked(expectation=e, observation=o, verdict=compare(e, o))
         for e in project.expectations.get(snippet.id, [])
         for o in [observe(namespace, e, defined_in=shown)]
     ]
+
+
+def evaluate(
+    project: Project, snippet: Snippet, namespace: dict[str, Any], *, timeout: float
+) -> list[Checked]:
+    """Run a Python snippet in ``namespace`` and check its expectations."""
+    run_snippet(snippet, namespace, shown_path=project.shown(snippet.path), timeout=timeout)
+    return check_expectations(project, snippet, namespace)
 
 
 def failure_message(project: Project, include: Include, snippet: Snippet, checked: Checked) -> str:

@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 from html import escape
 
-from harness.measured_context import Context, number, row_environment, say
+from harness.measured_context import Context, number, row_environment
 from harness.measured_tables import (
     compare_versions,
     device_types_for,
@@ -26,13 +26,13 @@ from harness.measured_tables import (
     measurements,
 )
 from harness.model import ARTICLE_COLUMNS, HarnessError, TrialSpec
+from harness.pages import check_marker
 from harness.render import cell
 from harness.snippets import suggest
 from harness.store import Records
 from harness.svgplot import Point, Series, svg_chart
 from harness.trials import workload_sources
 from harness.units import (
-    LANGS,
     compact,
     decimal,
     latency_scale,
@@ -40,8 +40,9 @@ from harness.units import (
     si_scale,
     throughput_text,
 )
+from harness.words import LANGS, word
 
-__all__ = ["MEASURED_MARKERS", "render_measured"]
+__all__ = ["MEASURED_MARKERS", "check_rows", "render_measured"]
 
 #: Marker kind → the argument names it takes (all required).
 MEASURED_MARKERS: dict[str, frozenset[str]] = {
@@ -55,16 +56,8 @@ _PLOT_Y = ("latency", "throughput")
 
 
 def _validate(kind: str, args: dict[str, str], specs: dict[str, TrialSpec], where: str) -> None:
-    if kind not in MEASURED_MARKERS:
-        raise HarnessError(
-            f"{where}: unknown marker 'harness:{kind}'.{suggest(kind, set(MEASURED_MARKERS))}"
-        )
+    check_marker(kind, args, MEASURED_MARKERS, where)
     allowed = MEASURED_MARKERS[kind]
-    for key in args:
-        if key not in allowed:
-            raise HarnessError(
-                f"{where}: unknown argument {key!r} for harness:{kind}.{suggest(key, set(allowed))}"
-            )
     for key in sorted(allowed - set(args)):
         raise HarnessError(f'{where}: harness:{kind} needs {key}="...".')
     groups = {s.group for s in specs.values()}
@@ -80,7 +73,8 @@ def _validate(kind: str, args: dict[str, str], specs: dict[str, TrialSpec], wher
         raise HarnessError(f"{where}: unknown y {args['y']!r}.{suggest(args['y'], set(_PLOT_Y))}")
 
 
-def _check_rows(records: Records, specs: dict[str, TrialSpec]) -> None:
+def check_rows(records: Records, specs: dict[str, TrialSpec]) -> None:
+    """Every record row names a declared trial (a view looks its spec up by name)."""
     for record in records.items:
         for row in record.rows:
             if row["trial"] not in specs:
@@ -99,13 +93,13 @@ def _csv_row(context: Context, trial: str) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(ARTICLE_COLUMNS)
     if not found:
-        return f"```csv\n{out.getvalue()}```\n\n*{say(context.lang, 'missing')}*\n"
+        return f"```csv\n{out.getvalue()}```\n\n*{word(context.lang, 'missing')}*\n"
     record, row = found[0]
     writer.writerow([row[c] for c in ARTICLE_COLUMNS])
     body = out.getvalue()
     fence = "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", body)), default=0))
     stale = context.stale_note(row)
-    where = f"{say(context.lang, 'row_of')} {cell(row.location)}"
+    where = f"{word(context.lang, 'row_of')} {cell(row.location)}"
     note = f"{where} · {row_environment(record, [row], context.lang)}"
     return f"{fence}csv\n{body}{fence}\n\n{stale}{note}\n"
 
@@ -141,7 +135,7 @@ def _plot_series(
                 record.device_key,
             )
             label = " · ".join(
-                p for p in (say(lang, spec.task), work, key[2], f"torch {key[3]}", key[4]) if p
+                p for p in (word(lang, spec.task), work, key[2], f"torch {key[3]}", key[4]) if p
             )
             one = series.setdefault(key, Series(label=label, dash=builds.index(record.torch_build)))
             value = number(row, "latency") if y == "latency" else number(row, "throughput")
@@ -154,7 +148,7 @@ def _plot_series(
                 if y == "latency"
                 else throughput_text(value, row["throughput_unit"], lang)
             )
-            note = f"{spec.name}: {shown}" + (f" ({say(lang, 'fails')})" if failing else "")
+            note = f"{spec.name}: {shown}" + (f" ({word(lang, 'fails')})" if failing else "")
             one.points.append(Point(x=x, y=value, hollow=failing, note=note))
     if len(set(units)) > 1:
         raise HarnessError(
@@ -174,19 +168,19 @@ def _plot(context: Context, group: str, y: str, where: str) -> str:
     lang = context.lang
     series, x_is_batch, skipped, units = _plot_series(context, group, y, where)
     if not series:
-        return f"*{say(lang, 'missing')}* ({say(lang, 'plot_of')} {cell(group)})\n"
+        return f"*{word(lang, 'missing')}* ({word(lang, 'plot_of')} {cell(group)})\n"
     values = [p.y for s in series for p in s.points]
     middle = (min(values) * max(values)) ** 0.5
     if y == "latency":
         factor, unit = latency_scale(middle)
-        y_label = f"{say(lang, 'latency_axis')} ({unit}, {say(lang, 'log')})"
+        y_label = f"{word(lang, 'latency_axis')} ({unit}, {word(lang, 'log')})"
     else:
         factor, prefix = si_scale(middle)
-        shown = units[0] if units[0] != "items/s" else say(lang, "items")
+        shown = units[0] if units[0] != "items/s" else word(lang, "items")
         unit = f"{prefix}{shown}" if shown == "FLOP/s" or not prefix else f"{prefix} {shown}"
-        y_label = f"{say(lang, 'throughput_axis')} ({unit}, {say(lang, 'log')})"
-    x_label = f"{say(lang, 'batch_axis' if x_is_batch else 'size_axis')} ({say(lang, 'log')})"
-    title = f"{say(lang, 'latency_axis' if y == 'latency' else 'throughput_axis')} · {group}"
+        y_label = f"{word(lang, 'throughput_axis')} ({unit}, {word(lang, 'log')})"
+    x_label = f"{word(lang, 'batch_axis' if x_is_batch else 'size_axis')} ({word(lang, 'log')})"
+    title = f"{word(lang, 'latency_axis' if y == 'latency' else 'throughput_axis')} · {group}"
     y_format: Callable[[float], str] = lambda v: compact(v / factor, lang)  # noqa: E731
     described = "; ".join(
         f"{s.label}: " + ", ".join(f"{p.x:g} → {decimal(p.y / factor, lang)}" for p in s.points)
@@ -204,11 +198,11 @@ def _plot(context: Context, group: str, y: str, where: str) -> str:
         description=described,
     )
     environments = "; ".join(context.environments_for(group))  # plain text: escaped below
-    caption = f"{say(lang, 'plot_caption_' + y)} {group}. {say(lang, 'hollow')} {environments}."
+    caption = f"{word(lang, 'plot_caption_' + y)} {group}. {word(lang, 'hollow')} {environments}."
     if skipped:
-        caption += f" {say(lang, 'skipped')}: {skipped}."
+        caption += f" {word(lang, 'skipped')}: {skipped}."
     if context.stale:
-        caption += f" {say(lang, 'stale')}: {len(context.stale)}."
+        caption += f" {word(lang, 'stale')}: {len(context.stale)}."
     return (
         f'<figure class="harness-plot">{svg}<figcaption>{escape(caption)}</figcaption></figure>\n'
     )
@@ -222,13 +216,18 @@ def render_measured(
     specs: dict[str, TrialSpec],
     lang: str,
     where: str,
+    sources: dict[str, str] | None = None,
 ) -> tuple[str, list[str]]:
-    """The Markdown for one marker, and one message per stale row it shows."""
+    """The Markdown for one marker, and one message per stale row it shows.
+
+    ``sources`` (:func:`~harness.trials.workload_sources`) lets a caller that renders
+    many markers read the workloads once; by default they are read here."""
     if lang not in LANGS:
         raise HarnessError(f"{where}: unknown language {lang!r}.{suggest(lang, set(LANGS))}")
     _validate(kind, args, specs, where)
-    _check_rows(records, specs)
-    context = Context(records=records, specs=specs, lang=lang, sources=workload_sources())
+    check_rows(records, specs)
+    sources = workload_sources() if sources is None else sources
+    context = Context(records=records, specs=specs, lang=lang, sources=sources)
     if kind == "measurements":
         markdown = measurements(context, args["group"], device_types_for(context, args["group"]))
     elif kind == "plot":

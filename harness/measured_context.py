@@ -1,4 +1,4 @@
-"""What every measurement view shares: the localized words, the per-render
+"""What every measurement view shares: the per-render
 context (records, specs, language, stale rows seen), and the cells made from
 one record row. No torch import.
 """
@@ -12,153 +12,9 @@ from harness.render import cell
 from harness.store import DeviceRecord, Records
 from harness.trials import shape_text, spec_sha256
 from harness.units import bytes_text, latency_text, percent_text, scientific, throughput_text
+from harness.words import word
 
-__all__ = ["WORDS", "Context", "number", "row_cells", "row_environment", "say"]
-
-WORDS: dict[str, dict[str, str]] = {
-    "es": {
-        "missing": "sin medición",
-        "stale": "desactualizado",
-        "yes": "sí",
-        "no": "no",
-        "trial": "Prueba",
-        "task": "Tarea",
-        "dtype": "Tipo",
-        "shape": "Forma",
-        "batch": "Lote",
-        "threads": "Hilos",
-        "latency": "Latencia (mediana · IQR/mediana)",
-        "throughput": "Rendimiento",
-        "peak": "Fracción del pico teórico",
-        "memory": "Memoria pico",
-        "quality": "Calidad (error relativo frente a tolerancia)",
-        "phases": "Carga / primera llamada",
-        "synchronized": "Sincronizado",
-        "passes": "✓ cumple",
-        "fails": "✗ no cumple",
-        "error": "✗ error",
-        "noisy": "⚠ ruidosa",
-        "compute": "cálculo",
-        "inference": "inferencia",
-        "training": "entrenamiento",
-        "gradients": "gradientes",
-        "environment": "Entorno",
-        "thread": "hilo",
-        "threads_word": "hilos",
-        "memory_method": "memoria",
-        "cpu": "CPU",
-        "cuda": "GPU (CUDA)",
-        "mps": "Apple (MPS)",
-        "xpu": "Intel (XPU)",
-        "no_record": "no hay registro de este dispositivo",
-        "for_build": "con torch",
-        "hint": "se registra con",
-        "torch": "torch",
-        "ratio": "Latencia relativa a torch",
-        "baseline": "referencia",
-        "reason_quality": "no cumple calidad",
-        "reason_error": "error",
-        "reason_other_device": "otro procesador o GPU",
-        "only_one": "Solo hay registros de una versión de torch; "
-        "no hay comparación entre versiones",
-        "device": "Dispositivo",
-        "key": "Registro",
-        "python": "Python",
-        "platform": "Plataforma",
-        "cuda_driver": "CUDA / controlador",
-        "date": "Fecha",
-        "peak_table": "Pico teórico",
-        "peak_source": "Origen del pico",
-        "commit": "Commit",
-        "row_of": "Fila de",
-        "latency_axis": "Latencia mediana por llamada",
-        "throughput_axis": "Rendimiento",
-        "batch_axis": "Tamaño de lote",
-        "size_axis": "Tamaño n (primera dimensión de la forma)",
-        "log": "escala logarítmica",
-        "items": "elementos/s",
-        "plot_of": "gráfica del grupo",
-        "plot_caption_latency": "Latencia mediana por llamada; una serie por tarea, tipo, versión "
-        "de torch y dispositivo; grupo",
-        "plot_caption_throughput": "Rendimiento; una serie por tarea, tipo, versión de torch y "
-        "dispositivo; grupo",
-        "hollow": "Los marcadores huecos no cumplen la tolerancia de calidad. Entornos:",
-        "skipped": "filas con error omitidas",
-    },
-    "en": {
-        "missing": "no measurement",
-        "stale": "stale",
-        "yes": "yes",
-        "no": "no",
-        "trial": "Trial",
-        "task": "Task",
-        "dtype": "Type",
-        "shape": "Shape",
-        "batch": "Batch",
-        "threads": "Threads",
-        "latency": "Latency (median · IQR/median)",
-        "throughput": "Throughput",
-        "peak": "Fraction of theoretical peak",
-        "memory": "Peak memory",
-        "quality": "Quality (relative error vs tolerance)",
-        "phases": "Load / first call",
-        "synchronized": "Synchronized",
-        "passes": "✓ passes",
-        "fails": "✗ fails",
-        "error": "✗ error",
-        "noisy": "⚠ noisy",
-        "compute": "compute",
-        "inference": "inference",
-        "training": "training",
-        "gradients": "gradients",
-        "environment": "Environment",
-        "thread": "thread",
-        "threads_word": "threads",
-        "memory_method": "memory",
-        "cpu": "CPU",
-        "cuda": "GPU (CUDA)",
-        "mps": "Apple (MPS)",
-        "xpu": "Intel (XPU)",
-        "no_record": "no record of this device",
-        "for_build": "with torch",
-        "hint": "record it with",
-        "torch": "torch",
-        "ratio": "Latency relative to torch",
-        "baseline": "baseline",
-        "reason_quality": "fails quality",
-        "reason_error": "error",
-        "reason_other_device": "another CPU or GPU",
-        "only_one": "Only one torch version is recorded; there is no comparison between versions",
-        "device": "Device",
-        "key": "Record",
-        "python": "Python",
-        "platform": "Platform",
-        "cuda_driver": "CUDA / driver",
-        "date": "Date",
-        "peak_table": "Theoretical peak",
-        "peak_source": "Peak source",
-        "commit": "Commit",
-        "row_of": "Row of",
-        "latency_axis": "Median latency per call",
-        "throughput_axis": "Throughput",
-        "batch_axis": "Batch size",
-        "size_axis": "Size n (first dimension of the shape)",
-        "log": "log scale",
-        "items": "items/s",
-        "plot_of": "plot of group",
-        "plot_caption_latency": "Median latency per call; one series per task, type, torch "
-        "version and device; group",
-        "plot_caption_throughput": "Throughput; one series per task, type, torch version and "
-        "device; group",
-        "hollow": "Hollow markers fail their quality tolerance. Environments:",
-        "skipped": "rows with errors left out",
-    },
-}
-
-
-def say(lang: str, key: str) -> str:
-    return WORDS[lang][key]
-
+__all__ = ["Context", "number", "row_cells", "row_environment"]
 
 def number(row: Row, column: str) -> float:
     """A numeric cell of a record, or an error naming the record's file and line."""
@@ -197,7 +53,7 @@ class Context:
         return True
 
     def stale_note(self, row: Row) -> str:
-        return f"**{say(self.lang, 'stale')}** · " if self.is_stale(row) else ""
+        return f"**{word(self.lang, 'stale')}** · " if self.is_stale(row) else ""
 
     def stale_messages(self) -> list[str]:
         return list(self.stale)
@@ -217,13 +73,14 @@ def row_environment(record: DeviceRecord, rows: list[Row], lang: str, *, html: b
     """Short environment: device, threads, torch build, date (and memory method)."""
     env = record.environment
     threads = sorted({int(number(r, "threads")) for r in rows}) or [env.threads if env else 1]
-    word = say(lang, "thread") if threads == [1] else say(lang, "threads_word")
+    threads_word = word(lang, "thread") if threads == [1] else word(lang, "threads_word")
     name = (env.device_name if env else "") or record.device_key
     date = env.date[:10] if env else ""
     methods = sorted({r["memory_method"] for r in rows if r["memory_method"]})
-    parts = [name, f"{'/'.join(map(str, threads))} {word}", f"torch {record.torch_build}", date]
+    parts = [name, f"{'/'.join(map(str, threads))} {threads_word}", f"torch {record.torch_build}",
+             date]
     if methods:
-        parts.append(f"{say(lang, 'memory_method')}: {'; '.join(methods)}")
+        parts.append(f"{word(lang, 'memory_method')}: {'; '.join(methods)}")
     text = " · ".join(p for p in parts if p)
     return text if html else cell(text)
 
@@ -233,25 +90,25 @@ def row_cells(context: Context, row: Row | None, spec: TrialSpec) -> list[str]:
     lang = context.lang
     head = [
         f"`{spec.name}`",
-        say(lang, spec.task),
+        word(lang, spec.task),
         cell(spec.dtype),
         cell(shape_text(spec.shape)),
         str(spec.batch),
         str(spec.threads),
     ]
     if row is None:
-        return head + [f"*{say(lang, 'missing')}*"] + ["—"] * 6
+        return head + [f"*{word(lang, 'missing')}*"] + ["—"] * 6
     # What was measured is what the row says; a stale row may differ from the spec.
     head[2:] = [cell(row[c]) for c in ("dtype", "shape", "batch", "threads")]
     head[0] = context.stale_note(row) + head[0]
-    synchronized = say(lang, "yes" if row["synchronized"] == "true" else "no")
+    synchronized = word(lang, "yes" if row["synchronized"] == "true" else "no")
     if row["error"] and not row["latency"]:
-        failed = f"{say(lang, 'error')}: {cell(row['error'])}"
-        return head + [failed, "—", "—", "—", say(lang, "error"), "—", synchronized]
+        failed = f"{word(lang, 'error')}: {cell(row['error'])}"
+        return head + [failed, "—", "—", "—", word(lang, "error"), "—", synchronized]
     median = number(row, "latency")
     latency = f"{latency_text(median, lang)} · {percent_text(number(row, 'iqr_over_median'), lang)}"
     if row["noisy"] == "true":
-        latency += f" {say(lang, 'noisy')}"
+        latency += f" {word(lang, 'noisy')}"
     failing = row["quality_pass"] != "true"
     throughput = "—"
     if row["throughput"]:
@@ -260,11 +117,11 @@ def row_cells(context: Context, row: Row | None, spec: TrialSpec) -> list[str]:
     peak = percent_text(number(row, "peak_fraction"), lang) if row["peak_fraction"] else "—"
     memory = bytes_text(number(row, "memory"), lang) if row["memory"] else "—"
     if row["error"]:
-        quality = f"{say(lang, 'error')}: {cell(row['error'])}"
+        quality = f"{word(lang, 'error')}: {cell(row['error'])}"
     else:
         error, tolerance = number(row, "quality_error"), number(row, "tolerance")
         sign = "≤" if not failing else ">"
-        verdict = say(lang, "fails" if failing else "passes")
+        verdict = word(lang, "fails" if failing else "passes")
         quality = (
             f"{verdict} (error {scientific(error, lang)} {sign} {scientific(tolerance, lang)})"
         )

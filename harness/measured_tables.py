@@ -5,12 +5,13 @@ environment. No torch import; every record text goes through ``cell``.
 
 from __future__ import annotations
 
-from harness.measured_context import Context, number, row_cells, row_environment, say
+from harness.measured_context import Context, number, row_cells, row_environment
 from harness.model import Row, TrialSpec
 from harness.render import cell
 from harness.store import DEVICE_TYPES, DeviceRecord
 from harness.trials import shape_text
 from harness.units import decimal, throughput_text
+from harness.words import word
 
 __all__ = ["compare_versions", "device_types_for", "environment_table", "measurements"]
 
@@ -47,10 +48,10 @@ def device_types_for(context: Context, group: str) -> list[str]:
 
 def _missing_line(context: Context, device_type: str, build: str = "") -> str:
     lang = context.lang
-    where = f"{say(lang, 'for_build')} {cell(build)}" if build else ""
+    where = f"{word(lang, 'for_build')} {cell(build)}" if build else ""
     return (
-        f"*{say(lang, 'missing')}*: {say(lang, 'no_record')} {where}".rstrip()
-        + f" ({say(lang, 'hint')} `python -m harness record --device {device_type}`).\n"
+        f"*{word(lang, 'missing')}*: {word(lang, 'no_record')} {where}".rstrip()
+        + f" ({word(lang, 'hint')} `python -m harness record --device {device_type}`).\n"
     )
 
 
@@ -62,9 +63,9 @@ def _record_table(context: Context, record: DeviceRecord, specs: list[TrialSpec]
     rows = {r["trial"]: r for r in record.rows}
     shown = [rows[s.name] for s in specs if s.name in rows]
     caption = (
-        f"*{say(context.lang, 'environment')}: {row_environment(record, shown, context.lang)}*\n\n"
+        f"*{word(context.lang, 'environment')}: {row_environment(record, shown, context.lang)}*\n\n"
     )
-    header = [say(context.lang, c) for c in _MEASUREMENT_COLUMNS]
+    header = [word(context.lang, c) for c in _MEASUREMENT_COLUMNS]
     return caption + _table(header, [row_cells(context, rows.get(s.name), s) for s in specs])
 
 
@@ -72,7 +73,7 @@ def measurements(context: Context, group: str, device_types: list[str]) -> str:
     """One section per device type; in it one table per torch build and device."""
     parts: list[str] = []
     for device_type in device_types:
-        parts.append(f"**{say(context.lang, device_type)}**\n")
+        parts.append(f"**{word(context.lang, device_type)}**\n")
         specs = _specs(context, group, device_type)
         records = [r for r in context.records.items if r.device_type == device_type]
         if not records:
@@ -91,18 +92,18 @@ def _ratio(context: Context, row: Row, base: Row, record: DeviceRecord, first: D
     lang = context.lang
     for one in (row, base):
         if one["error"]:
-            return f"— ({say(lang, 'reason_error')})"
+            return f"— ({word(lang, 'reason_error')})"
         if one["quality_pass"] != "true":
-            return f"— ({say(lang, 'reason_quality')})"
+            return f"— ({word(lang, 'reason_quality')})"
         if context.is_stale(one):
-            return f"— ({say(lang, 'stale')})"
+            return f"— ({word(lang, 'stale')})"
     same = (
         record.environment
         and first.environment
         and record.environment.device_name == first.environment.device_name
     )
     if not same:
-        return f"— ({say(lang, 'reason_other_device')})"
+        return f"— ({word(lang, 'reason_other_device')})"
     return f"{decimal(number(row, 'latency') / number(base, 'latency'), lang)}×"
 
 
@@ -125,7 +126,7 @@ def _version_rows(
             f"torch {cell(build)}",
         ]
         if row is None:
-            out.append(head + [f"*{say(lang, 'missing')}*", "—", "—"])
+            out.append(head + [f"*{word(lang, 'missing')}*", "—", "—"])
             continue
         cells = row_cells(context, row, spec)
         head[:5] = cells[0:1] + cells[2:6]  # what the row measured, stale mark included
@@ -134,12 +135,12 @@ def _version_rows(
             if row["throughput"] and not row["error"]
             else "—"
         )
-        latency = cells[6] if not row["error"] else f"{say(lang, 'error')}: {cell(row['error'])}"
+        latency = cells[6] if not row["error"] else f"{word(lang, 'error')}: {cell(row['error'])}"
         base = found.get(base_build)
         ratio = (
             _ratio(context, row, base, by_build[build], by_build[base_build])
             if base is not None and build != base_build
-            else say(lang, "baseline")
+            else word(lang, "baseline")
         )
         out.append(head + [f"{latency} · {throughput}", cells[10], ratio])
     return out
@@ -153,25 +154,25 @@ def compare_versions(context: Context, group: str) -> str:
         key=lambda k: (DEVICE_TYPES.index(k.split("-", 1)[0]), k),
     )
     if not keys:
-        return f"*{say(lang, 'missing')}*\n"
+        return f"*{word(lang, 'missing')}*\n"
     parts: list[str] = []
     for key in keys:
         by_build = {r.torch_build: r for r in context.records.items if r.device_key == key}
         specs = _specs(context, group, key.split("-", 1)[0])
         base = next(b for b in context.records.builds if b in by_build)
-        header = [say(lang, c) for c in ("trial", "dtype", "shape", "batch", "threads", "torch")]
+        header = [word(lang, c) for c in ("trial", "dtype", "shape", "batch", "threads", "torch")]
         header += [
-            f"{say(lang, 'latency')} · {say(lang, 'throughput')}",
-            say(lang, "quality"),
-            f"{say(lang, 'ratio')} {cell(base)}",
+            f"{word(lang, 'latency')} · {word(lang, 'throughput')}",
+            word(lang, "quality"),
+            f"{word(lang, 'ratio')} {cell(base)}",
         ]
         rows = [line for s in specs for line in _version_rows(context, s, by_build)]
-        label = say(lang, key.split("-", 1)[0])
+        label = word(lang, key.split("-", 1)[0])
         notes = [
             f"- {row_environment(r, context.group_rows(r, group), lang)}" for r in by_build.values()
         ]
         if len(by_build) < 2:
-            notes.append(f"- {say(lang, 'only_one')} ({cell(base)}).")
+            notes.append(f"- {word(lang, 'only_one')} ({cell(base)}).")
         parts.append(
             f"**{label}** ({cell(key)})\n\n{_table(header, rows)}\n" + "\n".join(notes) + "\n"
         )
@@ -182,9 +183,9 @@ def environment_table(context: Context) -> str:
     """Every record's environment, one row per torch build and device."""
     lang = context.lang
     if not context.records.items:
-        return f"*{say(lang, 'missing')}*\n"
+        return f"*{word(lang, 'missing')}*\n"
     header = [
-        say(lang, c)
+        word(lang, c)
         for c in (
             "torch",
             "device",

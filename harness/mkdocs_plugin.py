@@ -21,14 +21,14 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.utils.meta import get_data
 
 from harness.examples import Project
-from harness.measured import MEASURED_MARKERS, render_measured
+from harness.measured import MEASURED_MARKERS, check_rows, render_measured
 from harness.model import HarnessError, Location, TrialSpec
 from harness.notebooks import NOTEBOOK_DIR, notebook_path
-from harness.pages import Marker, find_includes, find_markers
+from harness.pages import Marker, check_marker, find_includes, find_markers
 from harness.render import render_observed
 from harness.snippets import snippet_for_id, suggest
 from harness.store import Records, load_all
-from harness.trials import load_trials
+from harness.trials import load_trials, workload_sources
 
 __all__ = ["HarnessConfig", "HarnessPlugin", "typed_figures"]
 
@@ -80,6 +80,7 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):
             self.project = Project.load(self.root)
             self.records: Records = load_all(self.root / self.config.results, root=self.root)
             self.specs: dict[str, TrialSpec] = load_trials()
+            self.sources = workload_sources()  # once per build, not once per marker
             self._check_records()
         except HarnessError as exc:
             raise PluginError(str(exc)) from None
@@ -93,12 +94,7 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):
                         f"{where}: record names unknown snippet {snippet!r}."
                         f"{suggest(snippet, set(self.project.snippets))}"
                     )
-            for row in record.rows:
-                if row["trial"] not in self.specs:
-                    raise HarnessError(
-                        f"{row.location}: record names unknown trial {row['trial']!r}."
-                        f"{suggest(row['trial'], set(self.specs))}"
-                    )
+        check_rows(self.records, self.specs)
 
     @event_priority(-110)
     def on_files(self, files: Any, config: Any) -> Any:
@@ -140,13 +136,15 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):
 
     def _page(self, markdown: str, shown: Path, lang: str) -> str:
         try:
+            included = set()
             for include in find_includes(markdown, shown):
                 snippet_for_id(self.project.snippets, include.snippet_id, str(include.location))
+                included.add(include.snippet_id)
             markers = find_markers(markdown, shown)
             pieces: list[str] = []
             position = 0
             for marker in markers:
-                pieces += [markdown[position : marker.start], self._render(marker, markdown, lang)]
+                pieces += [markdown[position : marker.start], self._render(marker, included, lang)]
                 position = marker.end
             pieces.append(markdown[position:])
         except HarnessError as exc:
@@ -156,31 +154,20 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):
                 log.warning(message)
         return "".join(pieces)
 
-    def _render(self, marker: Marker, page_text: str, lang: str) -> str:
+    def _render(self, marker: Marker, included: set[str], lang: str) -> str:
         where = marker.location
-        if marker.kind not in MARKERS:
-            raise HarnessError(
-                f"{where}: unknown marker 'harness:{marker.kind}'."
-                f"{suggest(marker.kind, set(MARKERS))}"
-            )
-        allowed = MARKERS[marker.kind]
-        for key in marker.args:
-            if key not in allowed:
-                raise HarnessError(
-                    f"{where}: unknown argument {key!r} for harness:{marker.kind}."
-                    f"{suggest(key, set(allowed))}"
-                )
+        check_marker(marker.kind, marker.args, MARKERS, where)
         if marker.kind == "notebook":
             markdown, stale = self._notebook(where, lang), []
         elif marker.kind != "observed":
             markdown, stale = render_measured(
                 marker.kind, marker.args, records=self.records, specs=self.specs,
-                lang=lang, where=str(where),
+                lang=lang, where=str(where), sources=self.sources,
             )
             # A class for the stylesheet (compact type) and for readers' tools to find.
             markdown = f'<div class="harness-measured" markdown>\n\n{markdown}\n\n</div>\n'
         else:
-            markdown, stale = self._observed(marker, page_text, lang, where)
+            markdown, stale = self._observed(marker, included, lang, where)
         for message in stale:
             log.warning(message)
         return markdown
@@ -199,10 +186,9 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):
         )
 
     def _observed(
-        self, marker: Marker, text: str, lang: str, where: Location
+        self, marker: Marker, included: set[str], lang: str, where: Location
     ) -> tuple[str, list[str]]:
         snippet_id = marker.args.get("snippet", "")
-        included = {i.snippet_id for i in find_includes(text, where.path)}
         if snippet_id not in included:
             raise HarnessError(
                 f"{where}: harness:observed names {snippet_id!r}, which this page does not "

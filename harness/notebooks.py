@@ -20,7 +20,7 @@ from typing import Any
 from harness.examples import Project
 from harness.model import HarnessError
 from harness.pages import find_includes, find_markers
-from harness.render import word
+from harness.words import word
 
 __all__ = [
     "NOTEBOOK_DIR",
@@ -35,7 +35,8 @@ __all__ = [
 
 NOTEBOOK_DIR = "cuadernos"
 _ADMONITION = re.compile(r'^(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+[\w-]+)*(?:\s+"(?P<title>[^"]*)")?\s*$')
-_ATTRS = re.compile(r"\{[^{}\n]*\}")
+# attr_list only ({ .md-button }, {#id}, {key=value}): braces in prose or code stay.
+_ATTRS = re.compile(r"\{:?\s*(?:[.#][\w-]+|[\w-]+=)[^{}\n]*\}")
 _PAGE_LINK = re.compile(r"\]\((?P<page>[\w-]+)(?:\.en)?\.md(?P<anchor>#[\w-]+)?\)")
 _NOTES = {
     "es": ("Cuaderno generado a partir de `docs/{page}` y de `snippets/`; no lo edites a mano. "

@@ -14,8 +14,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.model import HarnessError, Location
+from harness.snippets import suggest
 
-__all__ = ["Include", "Marker", "find_includes", "find_markers", "parse_marker_args"]
+__all__ = [
+    "Include",
+    "Marker",
+    "check_marker",
+    "find_includes",
+    "find_markers",
+    "parse_marker_args",
+]
 
 _FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n`]*)$")
 _INCLUDE = re.compile(r"""^[ \t]*-{1,}8<-{1,}[ \t]+(?P<q>["'])(?P<target>[^"']+)(?P=q)[ \t]*$""")
@@ -127,3 +135,18 @@ def find_markers(text: str, path: Path) -> list[Marker]:
             )
         )
     return markers
+
+
+def check_marker(kind: str, args: dict[str, str], vocabulary: dict[str, frozenset[str]],
+                 where: object) -> None:
+    """An unknown marker or argument fails naming ``where`` and the valid choices."""
+    if kind not in vocabulary:
+        raise HarnessError(
+            f"{where}: unknown marker 'harness:{kind}'.{suggest(kind, set(vocabulary))}"
+        )
+    allowed = vocabulary[kind]
+    for key in args:
+        if key not in allowed:
+            raise HarnessError(
+                f"{where}: unknown argument {key!r} for harness:{kind}.{suggest(key, set(allowed))}"
+            )

@@ -21,17 +21,17 @@ from typing import Any
 
 from sybil import Document, Example, Region, Sybil
 
-from harness.compare import compare
 from harness.examples import (
     Checked,
     Project,
+    check_expectations,
     evaluate,
     failure_message,
     page_includes,
     timeout_from_env,
 )
-from harness.execute import observe
-from harness.model import CSV_HEADER, HarnessError
+from harness.model import CSV_HEADER, HarnessError, Snippet
+from harness.pages import Include
 
 __all__ = ["PageExamples", "make_sybil"]
 
@@ -65,6 +65,10 @@ class PageExamples:
     def evaluate_python(self, example: Example) -> None:
         include, snippet = example.parsed
         checked = evaluate(self.project, snippet, example.namespace, timeout=timeout_from_env())
+        self._fail_unless_all_hold(include, snippet, checked)
+
+    def _fail_unless_all_hold(self, include: Include, snippet: Snippet,
+                              checked: list[Checked]) -> None:
         failures = [failure_message(self.project, include, snippet, c)
                     for c in checked if not c.verdict.holds]
         if failures:
@@ -101,18 +105,10 @@ class PageExamples:
         if not isinstance(data, dict):
             raise AssertionError(f"{shown}:1: expected a mapping at the top level")
         namespace = {k: _namespace(v) for k, v in data.items()}
-        expectations = self.project.expectations.get(snippet.id, [])
-        if not expectations:
+        if not self.project.expectations.get(snippet.id):
             raise AssertionError(f"{shown}: no [[expect]] names a field of this YAML snippet")
-        failures = []
-        for expectation in expectations:
-            observation = observe(namespace, expectation, defined_in=shown)
-            checked = Checked(expectation=expectation, observation=observation,
-                              verdict=compare(expectation, observation))
-            if not checked.verdict.holds:
-                failures.append(failure_message(self.project, include, snippet, checked))
-        if failures:
-            raise AssertionError("\n".join(failures))
+        checked = check_expectations(self.project, snippet, namespace)
+        self._fail_unless_all_hold(include, snippet, checked)
 
 
 def _import_torch_first(namespace: dict[str, Any]) -> None:

@@ -8,79 +8,21 @@ import html
 import re
 from dataclasses import dataclass
 
-from harness.compare import compare, format_value, tolerance_for
-from harness.model import MISSING, Expectation, Observation, Snippet
+from harness.compare import compare, format_value
+from harness.model import Expectation, Observation, Snippet
 from harness.store import DeviceRecord
+from harness.units import scientific
+from harness.words import word
 
 __all__ = [
-    "WORDS",
     "ObservedBlock",
     "cell",
     "code",
     "environment_line",
-    "format_number",
     "render_observed",
-    "word",
 ]
 
-WORDS: dict[str, dict[str, str]] = {
-    "es": {
-        "missing": MISSING,
-        "stale": "desactualizado",
-        "holds": "se cumple",
-        "fails": "no se cumple",
-        "value": "Valor",
-        "analytic": "Expectativa analítica",
-        "observed": "Observado",
-        "derivation": "Derivación",
-        "title_ok": "Expectativa analítica frente a salida observada",
-        "title_fail": "Expectativa analítica frente a salida observada: hay fallos",
-        "title_none": "Expectativa analítica sin salida observada registrada",
-        "title_stale": "Salida observada desactualizada",
-        "held_in": "Se cumplió en",
-        "failed_in": "No se cumplió en",
-        "none": "ninguna",
-        "tolerance": "tolerancia",
-        "exact": "exacto",
-        "no_record": "Aún no hay registro de esta salida: ejecuta "
-        "`python -m harness record --only examples`.",
-        "stale_note": "El fragmento cambió después del registro; vuelve a registrar.",
-        "snippet": "fragmento",
-        "threads": "hilos",
-        "observed_on": "observado el",
-    },
-    "en": {
-        "missing": "no measurement",
-        "stale": "stale",
-        "holds": "holds",
-        "fails": "does not hold",
-        "value": "Value",
-        "analytic": "Analytic expectation",
-        "observed": "Observed",
-        "derivation": "Derivation",
-        "title_ok": "Analytic expectation versus observed output",
-        "title_fail": "Analytic expectation versus observed output: failures",
-        "title_none": "Analytic expectation with no recorded observation",
-        "title_stale": "Stale observed output",
-        "held_in": "Held in",
-        "failed_in": "Did not hold in",
-        "none": "none",
-        "tolerance": "tolerance",
-        "exact": "exact",
-        "no_record": "No record of this output yet: run "
-        "`python -m harness record --only examples`.",
-        "stale_note": "The snippet changed after it was recorded; record again.",
-        "snippet": "snippet",
-        "threads": "threads",
-        "observed_on": "observed on",
-    },
-}
-
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]|#<>!~])")
-
-
-def word(lang: str, key: str) -> str:
-    return WORDS.get(lang, WORDS["es"])[key]
 
 
 def cell(text: object) -> str:
@@ -96,12 +38,6 @@ def code(text: object) -> str:
     return f"<code>{html.escape(flat)}</code>".replace("|", "&#124;")
 
 
-def format_number(value: float, lang: str, *, digits: int = 3) -> str:
-    """``1.23`` in English, ``1,23`` in Spanish; scientific form for tiny/huge values."""
-    text = f"{value:.{digits}g}"
-    return text.replace(".", ",") if lang == "es" else text
-
-
 def environment_line(record: DeviceRecord, lang: str, *, date: str = "") -> str:
     """torch build, device, threads and date (``date`` overrides the record's own)."""
     env = record.environment
@@ -109,7 +45,8 @@ def environment_line(record: DeviceRecord, lang: str, *, date: str = "") -> str:
         return f"torch {cell(record.torch_build)} · {cell(record.device_key)}"
     where = env.device_name or env.cpu_model or record.device_key
     return (
-        f"torch {cell(env.torch_build)} · {cell(where)} · {env.threads} {word(lang, 'threads')}"
+        f"torch {cell(env.torch_build)} · {cell(where)} · {env.threads} "
+        f"{word(lang, 'threads_word')}"
         f" · {cell((date or env.date)[:10])}"
     )
 
@@ -135,12 +72,11 @@ def _observed_cell(
     verdict = compare(expectation, observation)
     value = code(format_value(observation.value, kind=observation.kind))
     dtype = f" ({cell(observation.dtype)})" if observation.dtype else ""
-    mark = "✓ " + word(lang, "holds") if verdict.holds else "✗ " + word(lang, "fails")
+    mark = "✓ " + word(lang, "expect_holds") if verdict.holds else "✗ " + word(lang, "expect_fails")
     if not verdict.holds and verdict.reason:
         mark += f": {cell(verdict.reason)}"
     if verdict.rtol or verdict.atol:
-        mark += (f" (rtol {format_number(verdict.rtol, lang)}, "
-                 f"atol {format_number(verdict.atol, lang)})")
+        mark += f" (rtol {scientific(verdict.rtol, lang)}, atol {scientific(verdict.atol, lang)})"
     text = f"{value}{dtype} {mark}"
     if stale:
         text = f"**{word(lang, 'stale')}** · " + text
@@ -207,7 +143,7 @@ def render_observed(
                         f"{word(lang, 'snippet')} {code(snippet.id)} "
                         f"{code('sha256:' + snippet.sha256[:12])}")
     else:
-        body.append(word(lang, "no_record"))
+        body.append(word(lang, "no_output"))
     if stale:
         body += ["", f"**{word(lang, 'stale_note')}**"]
     indented = "\n".join(f"    {line}" if line else "" for line in body)
@@ -217,11 +153,9 @@ def render_observed(
 
 
 def _tolerance_note(expectation: Expectation, lang: str) -> str:
-    if not isinstance(expectation.value, (int, float, list)) or isinstance(expectation.value, bool):
-        return ""
-    probe = Observation(snippet="", name="", kind="number", value=0.0, dtype=None)
-    rtol, atol = tolerance_for(expectation, probe)
-    if expectation.rtol is None and expectation.atol is None:
-        return ""
-    rtol_text, atol_text = format_number(rtol, lang), format_number(atol, lang)
-    return f" ({word(lang, 'tolerance')}: rtol {rtol_text}, atol {atol_text})"
+    """The tolerance the expectation declares, if any (the rest follows the observed dtype,
+    and each observed cell shows the tolerance it was compared with)."""
+    declared = [f"{name} {scientific(value, lang)}"
+                for name, value in (("rtol", expectation.rtol), ("atol", expectation.atol))
+                if value is not None]
+    return f" ({word(lang, 'tolerance')}: {', '.join(declared)})" if declared else ""

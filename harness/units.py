@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 
 __all__ = [
-    "LANGS",
     "bytes_text",
     "compact",
     "decimal",
@@ -23,7 +22,6 @@ __all__ = [
     "throughput_text",
 ]
 
-LANGS = ("es", "en")
 _LATENCY_UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
 _SI_PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""))
 _BINARY = ((1024.0**3, "GiB"), (1024.0**2, "MiB"), (1024.0, "KiB"), (1.0, "B"))

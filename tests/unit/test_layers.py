@@ -9,7 +9,7 @@ HARNESS = Path(__file__).parents[2] / "harness"
 # Modules the MkDocs build imports: none may import torch at module level.
 BUILD_PATH = {"model", "snippets", "pages", "compare", "execute", "store", "render",
               "examples", "measured", "measured_context", "measured_tables", "units",
-              "svgplot", "trials", "mkdocs_plugin", "notebooks"}
+              "svgplot", "trials", "mkdocs_plugin", "notebooks", "words"}
 # Modules that integrate a tool are imported by nobody inside harness.
 INTEGRATIONS = {"mkdocs_plugin", "pytest_pages", "__main__"}
 

@@ -3,8 +3,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.model import Environment, Expectation, Location, Observation, Snippet
-from harness.render import cell, code, format_number, render_observed
+from harness.render import cell, code, render_observed
 from harness.store import DeviceRecord
+from harness.units import decimal
 
 SNIPPET = Snippet(id="p/s", path=Path("snippets/p/s.py"), sha256="a" * 64)
 EXPECT = Expectation(snippet="p/s", name="g", value=6.0, derivation="2·3 = 6",
@@ -61,5 +62,5 @@ def test_code_cells_escape_html_and_pipes_without_backslashes() -> None:
 
 
 def test_numbers_follow_the_language() -> None:
-    assert format_number(1.234, "es") == "1,23"
-    assert format_number(1.234, "en") == "1.23"
+    assert decimal(1.234, "es") == "1,23"
+    assert decimal(1.234, "en") == "1.23"
