@@ -5,6 +5,6 @@ It lives at the repository root because a conftest under tests/ cannot collect d
 
 from pathlib import Path
 
-from harness.pytest_pages import make_sybil
+from harness.integrations.pytest_pages import make_sybil
 
 pytest_collect_file = make_sybil(Path(__file__).parent).pytest()

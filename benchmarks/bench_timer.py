@@ -26,8 +26,8 @@ ROUNDS = 3
 
 
 def harness_latency(device: object, environment: object) -> float:
-    from harness.timing import run_trial
-    from harness.trials import load_trials, spec_sha256
+    from harness.run.timing import run_trial
+    from harness.sources.trials import load_trials, spec_sha256
 
     spec = load_trials()[TRIAL]
     row = run_trial(
@@ -61,7 +61,7 @@ def timer_latency() -> float:
 def main() -> int:
     import torch
 
-    from harness.env import describe
+    from harness.run.environment import describe
 
     device = torch.device("cpu")
     environment = describe(device, key="cpu", threads=1)

@@ -15,8 +15,8 @@ from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
-from harness.examples import Project
-from harness.notebooks import NOTEBOOK_DIR, out_of_date
+from harness.sources.notebooks import NOTEBOOK_DIR, out_of_date
+from harness.sources.project import Project
 
 ROOT = Path(__file__).parents[2]
 FOLDER = ROOT / "docs" / NOTEBOOK_DIR

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.store import load_all
-from harness.trials import load_trials, spec_sha256
+from harness.records.store import load_all
+from harness.sources.trials import load_trials, spec_sha256
 
 if importlib.util.find_spec("torch") is None:  # find_spec: importing torch here costs a second
     pytest.skip("the record command needs torch", allow_module_level=True)

@@ -4,8 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.compare import compare, format_value
-from harness.model import Expectation, Location, Observation
+from harness.core.compare import compare, format_value
+from harness.core.errors import Location
+from harness.core.types import Expectation, Observation
 
 
 def expect(value, **kw) -> Expectation:

@@ -2,7 +2,7 @@
 
 The samples hold ``@fresh`` where a row's spec hash belongs: the fixture stamps
 the current hash of tests/samples/trials/pages.toml's spec there, so the rows
-stay fresh however harness/workloads.py changes; ``mlp_b4`` keeps an old hash
+stay fresh however harness/run/workloads.py changes; ``mlp_b4`` keeps an old hash
 and must read as stale.
 """
 
@@ -15,10 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.measured import MEASURED_MARKERS, render_measured
-from harness.model import ARTICLE_COLUMNS, CSV_HEADER, HarnessError, TrialSpec
-from harness.store import Records, load_all
-from harness.trials import load_trials, spec_sha256, workload_sources
+from harness.core.errors import HarnessError
+from harness.core.types import ARTICLE_COLUMNS, CSV_HEADER, TrialSpec
+from harness.records.store import Records, load_all
+from harness.sources.trials import load_trials, spec_sha256, workload_sources
+from harness.views.measured import MEASURED_MARKERS, render_measured
 
 SAMPLES = Path(__file__).parents[1] / "samples"
 

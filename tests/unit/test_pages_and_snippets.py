@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.model import HarnessError
-from harness.pages import find_includes, find_markers
-from harness.snippets import find_snippets, load_expectations
+from harness.core.errors import HarnessError
+from harness.sources.pages import find_includes, find_markers
+from harness.sources.snippets import find_snippets, load_expectations
 
 PAGE = """# Título
 

@@ -2,10 +2,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.model import Environment, Expectation, Location, Observation, Snippet
-from harness.render import cell, code, render_observed
-from harness.store import DeviceRecord
-from harness.units import decimal
+from harness.core.errors import Location
+from harness.core.types import Environment, Expectation, Observation, Snippet
+from harness.records.store import DeviceRecord
+from harness.text.markdown import cell, code
+from harness.text.numbers import decimal
+from harness.views.observed import render_observed
 
 SNIPPET = Snippet(id="p/s", path=Path("snippets/p/s.py"), sha256="a" * 64)
 EXPECT = Expectation(snippet="p/s", name="g", value=6.0, derivation="2·3 = 6",

@@ -5,8 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.model import CSV_HEADER, Environment, HarnessError, Observation
-from harness.store import (
+from harness.core.errors import HarnessError
+from harness.core.types import CSV_HEADER, Environment, Observation
+from harness.records.store import (
     device_key,
     load_all,
     merge_observations,

@@ -10,10 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from harness import store
-from harness.model import HarnessError
-from harness.trials import (
-    DEVICE_TYPES,
+from harness.core.errors import HarnessError
+from harness.sources.trials import (
     TRIAL_KEYS,
     WORKLOADS_FILE,
     load_trials,
@@ -59,10 +57,6 @@ def test_quick_subset_is_a_proper_subset_applying_to_cpu() -> None:
     quick = [s for s in specs if s.quick and "cpu" in s.devices]
     assert 0 < len(quick) < len([s for s in specs if "cpu" in s.devices])
     assert {s.group for s in quick} >= {"matmul", "mlp", "autograd"}
-
-
-def test_device_types_match_the_store() -> None:
-    assert DEVICE_TYPES == store.DEVICE_TYPES
 
 
 def test_workloads_found_by_signature() -> None:
@@ -142,7 +136,7 @@ def test_shape_text() -> None:
 
 def test_reading_trials_and_rendering_never_import_torch() -> None:
     code = (
-        "import sys, harness.trials, harness.measured; harness.trials.load_trials(); "
+        "import sys, harness.sources.trials as t, harness.views.measured; t.load_trials(); "
         "sys.exit('torch' in sys.modules)"
     )
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT).returncode == 0

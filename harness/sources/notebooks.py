@@ -10,27 +10,23 @@ on the article pages, read from the records.
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
-from harness.examples import Project
-from harness.model import HarnessError
-from harness.pages import find_includes, find_markers
-from harness.words import word
+from harness.core.errors import HarnessError
+from harness.sources.pages import find_includes, find_markers
+from harness.sources.project import Project
+from harness.text.words import word
 
 __all__ = [
     "NOTEBOOK_DIR",
     "build_notebook",
-    "configure",
     "notebook_path",
     "notebook_text",
     "out_of_date",
     "pages_with_code",
-    "run",
 ]
 
 NOTEBOOK_DIR = "cuadernos"
@@ -172,32 +168,3 @@ def out_of_date(project: Project) -> dict[Path, str]:
     changed = {p: text for p, text in wanted.items()
                if not p.exists() or p.read_text(encoding="utf-8") != text}
     return {**changed, **stray}
-
-
-def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--root", type=Path, default=Path.cwd(),
-                        help="checkout to read pages and snippets from (default: .)")
-    mode = parser.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--write", action="store_true",
-                      help="regenerate docs/cuadernos/*.ipynb from the pages and snippets")
-    mode.add_argument("--check", action="store_true",
-                      help="exit 1, listing them, if committed notebooks differ from their sources")
-
-
-def run(args: argparse.Namespace) -> int:
-    project = Project.load(args.root.resolve())
-    stale = out_of_date(project)
-    for path, text in stale.items():
-        shown = project.shown(path)
-        if args.write:
-            if text:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(text, encoding="utf-8")
-                print(f"wrote {shown}")
-            else:
-                path.unlink()
-                print(f"removed {shown} (its page has no Python example any more)")
-        else:
-            why = "has no page any more" if not text else "differs from its page and snippets"
-            print(f"{shown}: {why}; run `python -m harness notebooks --write`", file=sys.stderr)
-    return 1 if stale and args.check else 0

@@ -5,13 +5,13 @@ environment. No torch import; every record text goes through ``cell``.
 
 from __future__ import annotations
 
-from harness.measured_context import Context, number, row_cells, row_environment
-from harness.model import Row, TrialSpec
-from harness.render import cell
-from harness.store import DEVICE_TYPES, DeviceRecord
-from harness.trials import shape_text
-from harness.units import decimal, throughput_text
-from harness.words import word
+from harness.core.types import DEVICE_TYPES, Row, TrialSpec
+from harness.records.store import DeviceRecord
+from harness.sources.trials import shape_text
+from harness.text.markdown import cell
+from harness.text.numbers import decimal, throughput_text
+from harness.text.words import word
+from harness.views.measured_context import Context, number, row_cells, row_environment
 
 __all__ = ["compare_versions", "device_types_for", "environment_table", "measurements"]
 

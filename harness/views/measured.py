@@ -18,21 +18,13 @@ import re
 from collections.abc import Callable
 from html import escape
 
-from harness.measured_context import Context, number, row_environment
-from harness.measured_tables import (
-    compare_versions,
-    device_types_for,
-    environment_table,
-    measurements,
-)
-from harness.model import ARTICLE_COLUMNS, HarnessError, TrialSpec
-from harness.pages import check_marker
-from harness.render import cell
-from harness.snippets import suggest
-from harness.store import Records
-from harness.svgplot import Point, Series, svg_chart
-from harness.trials import workload_sources
-from harness.units import (
+from harness.core.errors import HarnessError, suggest
+from harness.core.types import ARTICLE_COLUMNS, TrialSpec
+from harness.records.store import Records
+from harness.sources.pages import check_marker
+from harness.sources.trials import workload_sources
+from harness.text.markdown import cell
+from harness.text.numbers import (
     compact,
     decimal,
     latency_scale,
@@ -40,7 +32,15 @@ from harness.units import (
     si_scale,
     throughput_text,
 )
-from harness.words import LANGS, word
+from harness.text.words import LANGS, word
+from harness.views.measured_context import Context, number, row_environment
+from harness.views.measured_tables import (
+    compare_versions,
+    device_types_for,
+    environment_table,
+    measurements,
+)
+from harness.views.svg import Point, Series, svg_chart
 
 __all__ = ["MEASURED_MARKERS", "check_rows", "render_measured"]
 

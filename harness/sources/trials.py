@@ -1,7 +1,7 @@
 """Reading the measured trials declared in ``harness/trials.toml``. No torch import.
 
 A trial is data (:class:`~harness.model.TrialSpec`); the work it names is a
-function in ``harness/workloads.py``. :func:`spec_sha256` hashes both the
+function in ``harness/run/workloads.py``. :func:`spec_sha256` hashes both the
 declared fields and the *source text* of that function (and of the module-level
 helpers it calls), read with :mod:`ast`, so editing a workload makes every row
 recorded with the old definition stale without importing torch here.
@@ -18,13 +18,10 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from harness.model import HarnessError, Location, TrialSpec
-from harness.snippets import relative, suggest
+from harness.core.errors import HarnessError, Location, relative, suggest
+from harness.core.types import DEVICE_TYPES, DTYPES, TASKS, TrialSpec
 
 __all__ = [
-    "DEVICE_TYPES",
-    "DTYPES",
-    "TASKS",
     "TRIALS_FILE",
     "TRIAL_KEYS",
     "WORKLOADS_FILE",
@@ -35,27 +32,13 @@ __all__ = [
     "workload_sources",
 ]
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parent.parent
 TRIALS_FILE = HERE / "trials.toml"
-WORKLOADS_FILE = HERE / "workloads.py"
+WORKLOADS_FILE = HERE / "run" / "workloads.py"
 
-#: Same tuple as ``harness.store.DEVICE_TYPES``; duplicated because store sits in a
-#: lower layer (it may import this module, not the reverse). A unit test keeps them equal.
-DEVICE_TYPES: tuple[str, ...] = ("cpu", "cuda", "mps", "xpu")
-TASKS: tuple[str, ...] = ("compute", "gradients", "inference", "training")
-#: dtype names as spelled after ``torch.``; float8 is accepted so a trial can show an
-#: unsupported dtype failing as a row rather than being refused here.
-DTYPES: tuple[str, ...] = (
-    "bfloat16",
-    "float16",
-    "float32",
-    "float64",
-    "float8_e4m3fn",
-    "float8_e5m2",
-)
 TRIAL_KEYS: dict[str, str] = {
     "name": "unique trial name, lowercase letters, digits and _ (required)",
-    "workload": "a function of harness/workloads.py (required)",
+    "workload": "a function of harness/run/workloads.py (required)",
     "task": f"one of {', '.join(TASKS)} (required)",
     "dtype": "torch dtype name, e.g. float32 (required)",
     "shape": "array of integers, e.g. [1024, 1024]; [] for a scalar (required)",

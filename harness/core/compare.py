@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from harness.model import Expectation, Observation
+from harness.core.types import Expectation, Observation
 
 __all__ = ["DEFAULT_TOLERANCES", "Verdict", "compare", "format_value", "tolerance_for"]
 

@@ -8,14 +8,14 @@ stay outside the code a reader copies.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import re
 import tomllib
 from pathlib import Path
 from typing import Any
 
-from harness.model import Expectation, HarnessError, Location, Snippet
+from harness.core.errors import HarnessError, Location, relative, suggest
+from harness.core.types import Expectation, Snippet
 
 __all__ = [
     "EXPECTATIONS_FILE",
@@ -23,9 +23,7 @@ __all__ = [
     "SNIPPET_SUFFIXES",
     "find_snippets",
     "load_expectations",
-    "relative",
     "snippet_for_id",
-    "suggest",
 ]
 
 EXPECTATIONS_FILE = "expectations.toml"
@@ -41,22 +39,6 @@ EXPECT_KEYS = {
     "atol": "absolute tolerance (default: by the observed dtype)",
 }
 _NAME = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
-
-
-def relative(path: Path, root: Path) -> Path:
-    """``path`` relative to ``root`` when it lies below it, for messages."""
-    try:
-        return path.resolve().relative_to(root.resolve())
-    except ValueError:
-        return path
-
-
-def suggest(wrong: str, valid: list[str] | set[str]) -> str:
-    """A short 'did you mean' clause followed by the valid choices."""
-    ordered = sorted(valid)
-    close = difflib.get_close_matches(wrong, ordered, n=1)
-    hint = f" Did you mean {close[0]!r}?" if close else ""
-    return f"{hint} Valid: {', '.join(ordered) or '(none)'}."
 
 
 def find_snippets(snippets_dir: Path) -> dict[str, Snippet]:

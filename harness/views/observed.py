@@ -4,39 +4,20 @@ the analytic-versus-observed block of an example. No torch import.
 
 from __future__ import annotations
 
-import html
-import re
 from dataclasses import dataclass
 
-from harness.compare import compare, format_value
-from harness.model import Expectation, Observation, Snippet
-from harness.store import DeviceRecord
-from harness.units import scientific
-from harness.words import word
+from harness.core.compare import compare, format_value
+from harness.core.types import Expectation, Observation, Snippet
+from harness.records.store import DeviceRecord
+from harness.text.markdown import cell, code
+from harness.text.numbers import scientific
+from harness.text.words import word
 
 __all__ = [
     "ObservedBlock",
-    "cell",
-    "code",
     "environment_line",
     "render_observed",
 ]
-
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]|#<>!~])")
-
-
-def cell(text: object) -> str:
-    """Record text made safe for a table cell: never markup, never a broken row."""
-    flat = " ".join(str(text).split())
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(flat, quote=False)).replace("\\&", "&")
-
-
-def code(text: object) -> str:
-    """Record text as inline code in a table cell: HTML-escaped, pipes neutralised.
-    (Markdown escapes would show as backslashes inside a code span.)"""
-    flat = " ".join(str(text).split())
-    return f"<code>{html.escape(flat)}</code>".replace("|", "&#124;")
-
 
 def environment_line(record: DeviceRecord, lang: str, *, date: str = "") -> str:
     """torch build, device, threads and date (``date`` overrides the record's own)."""

@@ -11,19 +11,36 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.core.errors import Location
+
 __all__ = [
+    "DEVICE_TYPES",
+    "DTYPES",
+    "TASKS",
     "ARTICLE_COLUMNS",
     "CSV_HEADER",
-    "MISSING",
     "Environment",
     "Expectation",
-    "HarnessError",
-    "Location",
     "Observation",
     "Row",
     "Snippet",
     "TrialSpec",
 ]
+
+#: Device types a record or a trial may name; the first part of a device key.
+DEVICE_TYPES: tuple[str, ...] = ("cpu", "cuda", "mps", "xpu")
+#: What a trial measures.
+TASKS: tuple[str, ...] = ("compute", "gradients", "inference", "training")
+#: dtype names as spelled after ``torch.``; float8 is accepted so a trial can show an
+#: unsupported dtype failing as a row rather than being refused.
+DTYPES: tuple[str, ...] = (
+    "bfloat16",
+    "float16",
+    "float32",
+    "float64",
+    "float8_e4m3fn",
+    "float8_e5m2",
+)
 
 #: The columns the article «Medir PyTorch» asks for, in its order.
 ARTICLE_COLUMNS: tuple[str, ...] = (
@@ -60,25 +77,6 @@ CSV_HEADER: tuple[str, ...] = ARTICLE_COLUMNS + (
     "spec_sha256",
     "error",
 )
-
-#: What a page says where no record exists.
-MISSING = "sin medición"
-
-
-class HarnessError(Exception):
-    """An input problem a contributor must fix; the message names file and line."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class Location:
-    path: Path
-    """File the problem or the item comes from (repository-relative when possible)."""
-    line: int
-    """1-based line number."""
-
-    def __str__(self) -> str:
-        return f"{self.path}:{self.line}"
-
 
 @dataclass(frozen=True, kw_only=True)
 class Snippet:

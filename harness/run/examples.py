@@ -14,20 +14,19 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from harness.compare import Verdict, compare, format_value
-from harness.execute import SnippetFailed, assignment_line, observe, run_snippet
-from harness.model import Environment, Expectation, HarnessError, Observation, Snippet
-from harness.pages import Include, find_includes
-from harness.snippets import find_snippets, load_expectations, relative, snippet_for_id
+from harness.core.compare import Verdict, compare, format_value
+from harness.core.errors import HarnessError
+from harness.core.types import Environment, Expectation, Observation, Snippet
+from harness.run.execute import SnippetFailed, assignment_line, observe, run_snippet
+from harness.sources.pages import Include
+from harness.sources.project import Project, page_includes
 
 __all__ = [
     "DEFAULT_TIMEOUT_S",
     "Checked",
-    "Project",
     "check_expectations",
     "evaluate",
     "failure_message",
-    "page_includes",
     "record_examples",
     "timeout_from_env",
 ]
@@ -47,41 +46,10 @@ def timeout_from_env(default: float = DEFAULT_TIMEOUT_S) -> float:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Project:
-    """Snippets and expectations of a checkout, read once."""
-
-    root: Path
-    snippets: dict[str, Snippet]
-    expectations: dict[str, list[Expectation]]
-
-    @classmethod
-    def load(cls, root: Path) -> Project:
-        snippets = find_snippets(root / "snippets")
-        return cls(
-            root=root,
-            snippets=snippets,
-            expectations=load_expectations(root / "snippets", snippets, root=root),
-        )
-
-    def shown(self, path: Path) -> Path:
-        return relative(path, self.root)
-
-
-@dataclass(frozen=True, kw_only=True)
 class Checked:
     expectation: Expectation
     observation: Observation
     verdict: Verdict
-
-
-def page_includes(project: Project, page: Path) -> list[tuple[Include, Snippet]]:
-    """A page's snippet includes in order, each resolved or failing with page:line."""
-    text = page.read_text(encoding="utf-8")
-    found = []
-    for include in find_includes(text, project.shown(page)):
-        snippet = snippet_for_id(project.snippets, include.snippet_id, f"{include.location}")
-        found.append((include, snippet))
-    return found
 
 
 def check_expectations(

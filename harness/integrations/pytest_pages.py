@@ -21,17 +21,17 @@ from typing import Any
 
 from sybil import Document, Example, Region, Sybil
 
-from harness.examples import (
+from harness.core.errors import HarnessError
+from harness.core.types import CSV_HEADER, Snippet
+from harness.run.examples import (
     Checked,
-    Project,
     check_expectations,
     evaluate,
     failure_message,
-    page_includes,
     timeout_from_env,
 )
-from harness.model import CSV_HEADER, HarnessError, Snippet
-from harness.pages import Include
+from harness.sources.pages import Include
+from harness.sources.project import Project, page_includes
 
 __all__ = ["PageExamples", "make_sybil"]
 

@@ -13,7 +13,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from harness.model import Expectation, HarnessError, Observation, Snippet
+from harness.core.errors import HarnessError
+from harness.core.types import Expectation, Observation, Snippet
 
 __all__ = [
     "ExampleTimeout",

@@ -20,15 +20,16 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.utils.meta import get_data
 
-from harness.examples import Project
-from harness.measured import MEASURED_MARKERS, check_rows, render_measured
-from harness.model import HarnessError, Location, TrialSpec
-from harness.notebooks import NOTEBOOK_DIR, notebook_path
-from harness.pages import Marker, check_marker, find_includes, find_markers
-from harness.render import render_observed
-from harness.snippets import snippet_for_id, suggest
-from harness.store import Records, load_all
-from harness.trials import load_trials, workload_sources
+from harness.core.errors import HarnessError, Location, suggest
+from harness.core.types import TrialSpec
+from harness.records.store import Records, load_all
+from harness.sources.notebooks import NOTEBOOK_DIR, notebook_path
+from harness.sources.pages import Marker, check_marker, find_includes, find_markers
+from harness.sources.project import Project
+from harness.sources.snippets import snippet_for_id
+from harness.sources.trials import load_trials, workload_sources
+from harness.views.measured import MEASURED_MARKERS, check_rows, render_measured
+from harness.views.observed import render_observed
 
 __all__ = ["HarnessConfig", "HarnessPlugin", "typed_figures"]
 

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from harness.model import HarnessError, Row, TrialSpec
-from harness.render import cell
-from harness.store import DeviceRecord, Records
-from harness.trials import shape_text, spec_sha256
-from harness.units import bytes_text, latency_text, percent_text, scientific, throughput_text
-from harness.words import word
+from harness.core.errors import HarnessError
+from harness.core.types import Row, TrialSpec
+from harness.records.store import DeviceRecord, Records
+from harness.sources.trials import shape_text, spec_sha256
+from harness.text.markdown import cell
+from harness.text.numbers import bytes_text, latency_text, percent_text, scientific, throughput_text
+from harness.text.words import word
 
 __all__ = ["Context", "number", "row_cells", "row_environment"]
 
@@ -47,7 +48,7 @@ class Context:
             f"{row.location}: row of trial {row['trial']!r} was recorded for another definition "
             f"of the trial (spec_sha256 {row['spec_sha256'][:12] or '(empty)'}, "
             f"now {current[:12]}; "
-            f"see {spec.location} and harness/workloads.py); run `python -m harness record "
+            f"see {spec.location} and harness/run/workloads.py); run `python -m harness record "
             f"--device {row['device'].split('-', 1)[0]} --trials {row['trial']}`"
         ] = None
         return True

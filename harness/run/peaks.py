@@ -1,42 +1,18 @@
-"""Describing where a record was made: torch build, device, threads, and the
-theoretical peak the throughput is compared with. torch is imported inside
-functions; everything else is the standard library, so this runs on a GPU
-machine that has only torch.
+"""Theoretical peak FLOP/s of a device: the ceiling a row's throughput is a
+fraction of. Standard library only, so it is testable without torch.
+
+CPU peaks are clock × FLOP per cycle per core for the detected vector ISA ×
+threads; accelerator peaks come from the vendors' datasheets.
 """
 
 from __future__ import annotations
 
-import datetime
-import platform
-import shutil
-import subprocess
 from pathlib import Path
-from typing import Any
 
-from harness.devices import device_name, memory_method
-from harness.model import Environment
+from harness.core.types import Environment
 
-__all__ = ["GPU_SPECS", "cpu_peak", "describe", "gpu_peak", "peak_for"]
+__all__ = ["GPU_SPECS", "cpu_info", "cpu_peak", "gpu_peak", "peak_for"]
 
-#: CPU flags worth recording: the ones that decide which kernels and peaks apply.
-_RELEVANT_FLAGS = (
-    "sse4_2",
-    "avx",
-    "avx2",
-    "fma",
-    "f16c",
-    "avx512f",
-    "avx512_bf16",
-    "avx512_fp16",
-    "avx512_vnni",
-    "amx_tile",
-    "amx_bf16",
-    "amx_fp16",
-    "amx_int8",
-    "asimd",
-    "sve",
-    "bf16",
-)
 
 #: Dense (no sparsity) tensor-core/vector peaks, FLOP/s, from the vendors' datasheets.
 #: Matched as a substring of the device name, first match wins (PCIe before SXM).
@@ -64,7 +40,7 @@ GPU_SPECS: tuple[tuple[str, dict[str, float], str], ...] = (
 )
 
 
-def _cpuinfo() -> dict[str, str]:
+def cpu_info() -> dict[str, str]:
     try:
         text = Path("/proc/cpuinfo").read_text(encoding="utf-8")
     except OSError:
@@ -106,7 +82,7 @@ def _flop_per_cycle(vendor: str, flags: set[str]) -> tuple[dict[str, float], str
 
 def cpu_peak(threads: int) -> tuple[dict[str, float], str]:
     """clock × FLOP/cycle × threads, with the reasoning spelled out."""
-    info = _cpuinfo()
+    info = cpu_info()
     flags = set(info.get("flags", info.get("Features", "")).split())
     per_cycle, why = _flop_per_cycle(info.get("vendor_id", ""), flags)
     clock, clock_source = 0.0, ""
@@ -133,7 +109,7 @@ def gpu_peak(name: str) -> tuple[dict[str, float], str]:
     for needle, peak, source in GPU_SPECS:
         if needle.lower() in name.lower():
             return dict(peak), source
-    return {}, f"no specification known for {name!r}; add it to GPU_SPECS in harness/env.py"
+    return {}, f"no specification known for {name!r}; add it to GPU_SPECS in harness/run/peaks.py"
 
 
 def peak_for(environment: Environment, dtype: str, threads: int) -> float | None:
@@ -144,73 +120,3 @@ def peak_for(environment: Environment, dtype: str, threads: int) -> float | None
     if environment.device_key == "cpu":
         return peak / max(environment.threads, 1) * threads
     return peak
-
-
-def _run(command: list[str], cwd: Path | None = None) -> str:
-    if shutil.which(command[0]) is None:
-        return ""
-    try:
-        done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        return ""
-    return done.stdout.strip() if done.returncode == 0 else ""
-
-
-def _driver(torch: Any) -> str:
-    found = _run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"])
-    if found:
-        return found.splitlines()[0]
-    get = getattr(torch._C, "_cuda_getDriverVersion", None)  # CUDA driver API level only
-    return f"CUDA driver API {get() // 1000}.{get() % 1000 // 10}" if get else ""
-
-
-def describe(
-    device: Any,
-    *,
-    key: str,
-    threads: int = 1,
-    root: Path | None = None,
-    extra: dict[str, Any] | None = None,
-) -> Environment:
-    """The environment of a record made on ``device`` by trials using ``threads``.
-
-    ``key`` is the record's device key (``harness.store.device_key``); the caller
-    passes it because the store sits in a later layer than this module.
-    """
-    import os
-
-    import torch
-
-    name = device_name(device)
-    info = _cpuinfo()
-    flags = tuple(
-        f for f in _RELEVANT_FLAGS if f in set(info.get("flags", info.get("Features", "")).split())
-    )
-    if device.type == "cpu":
-        peak, source = cpu_peak(threads)
-    else:
-        peak, source = gpu_peak(name)
-    return Environment(
-        torch_build=torch.__version__,
-        device_key=key,
-        device_name=name,
-        python=platform.python_version(),
-        platform=platform.platform(),
-        threads=threads,
-        date=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        torch_git=getattr(torch.version, "git_version", "") or "",
-        cuda=(torch.version.cuda or "") if device.type == "cuda" else "",
-        driver=_driver(torch) if device.type == "cuda" else "",
-        cpu_model=device_name(torch.device("cpu")),
-        cpu_flags=flags,
-        repo_commit=_run(["git", "rev-parse", "HEAD"], cwd=root) if root else "",
-        peak=peak,
-        peak_source=source,
-        extra={
-            "memory_method": memory_method(device),
-            "float32_matmul_precision": torch.get_float32_matmul_precision(),
-            "torch_default_threads": torch.get_num_threads(),
-            "cpu_count": os.cpu_count() or 0,
-            **(extra or {}),
-        },
-    )

@@ -25,11 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.model import CSV_HEADER, Environment, HarnessError, Location, Observation, Row
-from harness.snippets import relative, suggest
+from harness.core.errors import HarnessError, Location, relative, suggest
+from harness.core.types import CSV_HEADER, DEVICE_TYPES, Environment, Observation, Row
 
 __all__ = [
-    "DEVICE_TYPES",
     "DeviceRecord",
     "Records",
     "device_key",
@@ -44,7 +43,6 @@ __all__ = [
     "write_environment",
 ]
 
-DEVICE_TYPES = ("cpu", "cuda", "mps", "xpu")
 _SUFFIXES = {".csv": "rows", ".examples.jsonl": "observations", ".env.json": "environment"}
 _OBSERVATION_FIELDS = {f.name for f in dataclasses.fields(Observation)}
 

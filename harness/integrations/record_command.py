@@ -17,11 +17,13 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from harness import devices, env, store, timing
-from harness.model import Environment, HarnessError, TrialSpec
-from harness.quiet import QuietGuard
-from harness.snippets import relative, suggest
-from harness.trials import TRIALS_FILE, load_trials, spec_sha256, workload_sources
+from harness.core.errors import HarnessError, relative, suggest
+from harness.core.types import DEVICE_TYPES, Environment, TrialSpec
+from harness.records import store
+from harness.run import devices, timing
+from harness.run import environment as env
+from harness.run.cpu_guard import QuietGuard
+from harness.sources.trials import TRIALS_FILE, load_trials, spec_sha256, workload_sources
 
 __all__ = ["MIN_RUN_TIME", "Progress", "configure", "run", "select_trials"]
 
@@ -70,7 +72,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--device",
         default="cpu",
-        choices=store.DEVICE_TYPES,
+        choices=DEVICE_TYPES,
         help="device type to record on (default: cpu)",
     )
     mode = parser.add_mutually_exclusive_group()
@@ -197,7 +199,7 @@ def _record_trials(
 
 
 def _record_examples(environment: Environment, path: Path) -> int:
-    from harness.examples import record_examples, timeout_from_env
+    from harness.run.examples import record_examples, timeout_from_env
 
     observations = record_examples(root=ROOT, environment=environment, timeout=timeout_from_env())
     store.merge_observations(path, observations)
@@ -216,12 +218,10 @@ def run(args: argparse.Namespace) -> int:
             f"skip {spec.name}: not applicable on {args.device} (devices = {list(spec.devices)})",
             file=sys.stderr,
         )
-    import torch
-
     device = devices.select(args.device)
     key = store.device_key(device.type, devices.device_name(device))
     min_run_time = args.min_run_time or MIN_RUN_TIME[args.mode]
-    threads = max((s.threads for s in chosen), default=torch.get_num_threads())
+    threads = max((s.threads for s in chosen), default=env.default_threads())
     extra = {
         "mode": args.mode,
         "min_run_time_s": min_run_time,
@@ -232,7 +232,7 @@ def run(args: argparse.Namespace) -> int:
         ),
     }
     environment = env.describe(device, key=key, threads=threads, root=ROOT, extra=extra)
-    paths = store.record_paths(args.results, torch.__version__, key)
+    paths = store.record_paths(args.results, env.torch_build(), key)
     # The environment goes first: a record is never without the conditions it was made in.
     # An examples-only run leaves the trials' environment (and its date) as measured:
     # each observation carries its own date.

@@ -13,8 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.model import HarnessError, Location
-from harness.snippets import suggest
+from harness.core.errors import HarnessError, Location, suggest
 
 __all__ = [
     "Include",

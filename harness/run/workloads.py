@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from harness.model import TrialSpec
+from harness.core.types import TrialSpec
 
 __all__ = [
     "Work",

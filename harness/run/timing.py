@@ -19,10 +19,10 @@ import time
 import timeit
 from typing import Any
 
-from harness import devices, workloads
-from harness.env import peak_for
-from harness.model import CSV_HEADER, Environment, TrialSpec
-from harness.trials import shape_text
+from harness.core.types import CSV_HEADER, Environment, TrialSpec
+from harness.run import devices, workloads
+from harness.run.peaks import peak_for
+from harness.sources.trials import shape_text
 
 __all__ = ["NOISY_IQR_OVER_MEDIAN", "run_trial"]
 

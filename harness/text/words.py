@@ -5,15 +5,13 @@ One table, so a translation is made in one place. No torch import.
 
 from __future__ import annotations
 
-from harness.model import MISSING
-
 __all__ = ["LANGS", "WORDS", "word"]
 
 LANGS = ("es", "en")
 
 WORDS: dict[str, dict[str, str]] = {
     "es": {
-        "missing": MISSING,
+        "missing": "sin medición",
         "stale": "desactualizado",
         "yes": "sí",
         "no": "no",

@@ -11,7 +11,7 @@ import ctypes
 from pathlib import Path
 from typing import Any
 
-from harness.model import HarnessError
+from harness.core.errors import HarnessError
 
 __all__ = [
     "CPU_MEMORY_METHOD",

@@ -1,0 +1,27 @@
+"""Record text made safe for Markdown: table cells and inline code. No torch import.
+
+Every text a record carries passes through here before it reaches a page, so a
+record can never inject markup or break a table row.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+__all__ = ["cell", "code"]
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]|#<>!~])")
+
+
+def cell(text: object) -> str:
+    """Record text made safe for a table cell: never markup, never a broken row."""
+    flat = " ".join(str(text).split())
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(flat, quote=False)).replace("\\&", "&")
+
+
+def code(text: object) -> str:
+    """Record text as inline code in a table cell: HTML-escaped, pipes neutralised.
+    (Markdown escapes would show as backslashes inside a code span.)"""
+    flat = " ".join(str(text).split())
+    return f"<code>{html.escape(flat)}</code>".replace("|", "&#124;")
