@@ -60,6 +60,10 @@ def _flatten(value: Any) -> list[Any]:
     return [value]
 
 
+def where_of(index: int, shape: tuple[int, ...]) -> str:
+    return f"element {index}: " if shape else ""
+
+
 def _numbers_close(expected: Any, observed: Any, rtol: float, atol: float) -> str:
     try:
         want_shape, got_shape = _shape(expected), _shape(observed)
@@ -70,8 +74,17 @@ def _numbers_close(expected: Any, observed: Any, rtol: float, atol: float) -> st
     for index, (want, got) in enumerate(zip(_flatten(expected), _flatten(observed), strict=True)):
         if isinstance(got, bool) or not isinstance(got, (int, float)):
             return f"element {index} is {got!r}, not a number"
-        if math.isnan(want) and math.isnan(got):
+        if math.isnan(want) or math.isnan(got):
+            # NaN is explicit: an expected NaN matches only an observed NaN (as
+            # torch.testing.assert_close with equal_nan=True), and a NaN never
+            # matches a number, whatever the tolerance.
+            if math.isnan(want) and math.isnan(got):
+                continue
+            return f"{where_of(index, want_shape)}expected {want!r}, observed {got!r}"
+        if want == got:  # equal infinities too: inf - inf is NaN, not 0
             continue
+        if math.isinf(want) or math.isinf(got):
+            return f"{where_of(index, want_shape)}expected {want!r}, observed {got!r}"
         if not abs(got - want) <= atol + rtol * abs(want):
             where = f"element {index}: " if want_shape else ""
             return (f"{where}|{got!r} - {want!r}| > atol + rtol·|expected| = "
@@ -79,11 +92,26 @@ def _numbers_close(expected: Any, observed: Any, rtol: float, atol: float) -> st
     return ""
 
 
+def _exception(expectation: Expectation, observation: Observation) -> Verdict:
+    if observation.kind != "exception":
+        return Verdict(holds=False, reason=f"expected a caught {expectation.raises}, observed "
+                                           f"{observation.kind} {observation.value!r}")
+    got = observation.value
+    if expectation.raises not in got.get("types", [got.get("type")]):
+        return Verdict(holds=False, reason=f"expected {expectation.raises}, observed {got['type']}")
+    if expectation.message not in got.get("message", ""):
+        return Verdict(holds=False, reason=f"the message does not contain "
+                                           f"{expectation.message!r}: {got.get('message')!r}")
+    return Verdict(holds=True, reason="")
+
+
 def compare(expectation: Expectation, observation: Observation) -> Verdict:
     """Whether ``observation`` satisfies ``expectation``; never by printed repr."""
     want = expectation.value
     if observation.kind == "error":
         return Verdict(holds=False, reason=f"the run raised: {observation.value}")
+    if expectation.raises:
+        return _exception(expectation, observation)
     if want is None:
         ok = observation.kind == "none"
         return Verdict(holds=ok, reason="" if ok else f"expected None, observed {observation.kind}")
@@ -106,6 +134,8 @@ def format_value(value: Any, *, kind: str = "") -> str:
     """A short, stable text for a value (tables and messages), never a torch repr."""
     if kind == "none" or value is None:
         return "None"
+    if kind == "exception" and isinstance(value, dict):
+        return f"{value.get('type')}: {value.get('message', '')}"
     if isinstance(value, bool):
         return str(value)
     if isinstance(value, float):

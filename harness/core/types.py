@@ -9,26 +9,32 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from harness.core.errors import Location
 
 __all__ = [
+    "OBSERVATION_KINDS",
+    "ObservationKind",
+    "Unchecked",
     "DEVICE_TYPES",
     "DTYPES",
     "TASKS",
-    "ARTICLE_COLUMNS",
-    "CSV_HEADER",
     "Environment",
     "Expectation",
     "Observation",
-    "Row",
     "Snippet",
     "TrialSpec",
 ]
 
 #: Device types a record or a trial may name; the first part of a device key.
 DEVICE_TYPES: tuple[str, ...] = ("cpu", "cuda", "mps", "xpu")
+#: What an observation holds. ``error``: the snippet raised where it should not;
+#: ``exception``: a caught exception object the snippet bound to a name on purpose.
+ObservationKind = Literal[
+    "none", "bool", "number", "tensor", "sequence", "text", "exception", "error"
+]
+OBSERVATION_KINDS: tuple[str, ...] = get_args(ObservationKind)
 #: What a trial measures.
 TASKS: tuple[str, ...] = ("compute", "gradients", "inference", "training")
 #: dtype names as spelled after ``torch.``; float8 is accepted so a trial can show an
@@ -40,42 +46,6 @@ DTYPES: tuple[str, ...] = (
     "float64",
     "float8_e4m3fn",
     "float8_e5m2",
-)
-
-#: The columns the article «Medir PyTorch» asks for, in its order.
-ARTICLE_COLUMNS: tuple[str, ...] = (
-    "trial",
-    "torch_build",
-    "device",
-    "dtype",
-    "shape",
-    "batch",
-    "latency",
-    "memory",
-    "quality_pass",
-)
-
-#: The full header of a measurement record (``results/<build>/<device>.csv``).
-#: Units: ``latency`` is the steady-state median in seconds, ``memory`` the peak
-#: in bytes; every ``*_s`` column is seconds. The only place this header lives.
-CSV_HEADER: tuple[str, ...] = ARTICLE_COLUMNS + (
-    "task",
-    "threads",
-    "repeats",
-    "latency_iqr_s",
-    "iqr_over_median",
-    "noisy",
-    "load_s",
-    "first_call_s",
-    "throughput",
-    "throughput_unit",
-    "peak_fraction",
-    "quality_error",
-    "tolerance",
-    "memory_method",
-    "synchronized",
-    "spec_sha256",
-    "error",
 )
 
 @dataclass(frozen=True, kw_only=True)
@@ -108,18 +78,35 @@ class Expectation:
     """Absolute tolerance; ``None`` takes the observed dtype's default."""
     derivation_en: str = ""
     """The derivation in English, for the English edition."""
+    raises: str = ""
+    """For a caught exception: its type name (or a base class's); ``value`` is then unused."""
+    message: str = ""
+    """For a caught exception: a stable substring of its message."""
+    known_failure: str = ""
+    """Why this expectation is known not to hold (shown on the page); empty when it must hold."""
     location: Location
     """Where the expectation is declared."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Unchecked:
+    """A snippet with nothing to derive by hand, declared with the reason."""
+
+    snippet: str
+    reason: str
+    """Why there is no analytic expectation, in Spanish (shown on the page)."""
+    reason_en: str = ""
+    location: Location
 
 
 @dataclass(frozen=True, kw_only=True)
 class Observation:
     snippet: str
     name: str
-    kind: str
-    """One of ``none``, ``bool``, ``number``, ``tensor``, ``sequence``, ``text``, ``error``."""
+    kind: ObservationKind
     value: Any
-    """JSON-able value: what the run produced (``None`` for kind none, message for error)."""
+    """JSON-able value: what the run produced (``None`` for kind none, message for error,
+    ``{"type": ..., "types": [...], "message": ...}`` for an exception)."""
     dtype: str | None = None
     device: str | None = None
     shape: tuple[int, ...] | None = None
@@ -130,6 +117,8 @@ class Observation:
     snippet_sha256: str = ""
     holds: bool | None = None
     """Whether the analytic expectation held at record time (``None``: not compared)."""
+    run_id: str = ""
+    """The recording run it came from (its environment is kept under this id)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -157,25 +146,16 @@ class TrialSpec:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Row:
-    """One measurement record row; ``values`` is keyed by :data:`CSV_HEADER`."""
-
-    values: dict[str, str]
-    location: Location
-
-    def __getitem__(self, key: str) -> str:
-        return self.values[key]
-
-
-@dataclass(frozen=True, kw_only=True)
 class Environment:
     torch_build: str
     device_key: str
     device_name: str
-    python: str
-    platform: str
-    threads: int
-    date: str
+    run_id: str = ""
+    """Identifies the recording run; rows and observations name it."""
+    python: str = ""
+    platform: str = ""
+    threads: int = 1
+    date: str = ""
     torch_git: str = ""
     cuda: str = ""
     driver: str = ""

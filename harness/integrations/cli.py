@@ -14,6 +14,7 @@ import sys
 
 from harness.core.errors import HarnessError
 from harness.integrations import notebooks_command as notebooks
+from harness.integrations import publish_command as publish
 from harness.integrations import record_command as record
 
 __all__ = ["main", "parser"]
@@ -38,6 +39,12 @@ def parser() -> argparse.ArgumentParser:
     )
     notebooks.configure(generator)
     generator.set_defaults(handler=notebooks.run)
+    publisher = commands.add_parser(
+        "publish", help="add a record set to results/published.toml, or check the list",
+        description=(publish.__doc__ or "").strip().splitlines()[0],
+    )
+    publish.configure(publisher)
+    publisher.set_defaults(handler=publish.run)
     return top
 
 

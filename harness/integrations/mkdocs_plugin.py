@@ -2,14 +2,18 @@
 tables and plots read from ``results/``. It never imports torch: the docs build
 reads records, it does not run examples.
 
-Errors a contributor must fix (unknown marker, argument or id; malformed
-record) raise ``PluginError`` naming file and line. A stale record or a figure
+Errors a contributor must fix (unknown marker, argument or id; a record that is
+malformed, unpublished or contradicts its expectation) raise ``PluginError``
+naming file and line; the checks themselves live in the harness
+(:mod:`harness.sources.checks`, :mod:`harness.records.validate`,
+:mod:`harness.views.markers`). A stale record or a figure
 typed by hand is a warning, shown on the page, that fails ``--strict``.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -20,32 +24,19 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.utils.meta import get_data
 
-from harness.core.errors import HarnessError, Location, suggest
-from harness.core.types import TrialSpec
-from harness.records.store import Records, load_all
-from harness.sources.notebooks import NOTEBOOK_DIR, notebook_path
-from harness.sources.pages import Marker, check_marker, find_includes, find_markers
-from harness.sources.project import Project
-from harness.sources.snippets import snippet_for_id
+from harness.core.errors import HarnessError
+from harness.integrations.notebook_cache import NotebookCache, render_fingerprint
+from harness.records.store import load_all
+from harness.records.validate import check_records
+from harness.sources.checks import check_pages, check_project, raise_problems
+from harness.sources.pages import find_markers
+from harness.sources.project import Project, resolve_includes
 from harness.sources.trials import load_trials, workload_sources
-from harness.views.measured import MEASURED_MARKERS, check_rows, render_measured
-from harness.views.observed import render_observed
+from harness.views.markers import Page, Site, render_marker
 
 __all__ = ["HarnessConfig", "HarnessPlugin", "typed_figures"]
 
 log = logging.getLogger("mkdocs.plugins.harness")
-
-MARKERS: dict[str, frozenset[str]] = {
-    "observed": frozenset({"snippet"}),
-    "notebook": frozenset(),
-    **MEASURED_MARKERS,
-}
-_NOTEBOOK_LINKS = {
-    "es": "[:material-notebook: Abrir el cuaderno]({page}){{ .md-button }} "
-          '<a class="md-button" href="../{folder}/{stem}/{name}" download>Descargar .ipynb</a>',
-    "en": "[:material-notebook: Open the notebook]({page}){{ .md-button }} "
-          '<a class="md-button" href="../{folder}/{stem}/{name}" download>Download .ipynb</a>',
-}
 
 _FENCE = re.compile(r"^(\s*)(```+|~~~+).*?^\1\2\s*$", re.M | re.S)
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
@@ -61,6 +52,9 @@ class HarnessConfig(base.Config):
     """Folder of the records, relative to mkdocs.yml."""
     check_typed_figures = c.Type(bool, default=True)
     """Warn about measured-looking figures typed into a page instead of a marker."""
+    notebook_cache = c.Type(str, default=".cache/harness-notebooks")
+    """Folder of converted notebooks, relative to mkdocs.yml ("" turns the cache off).
+    The environment variable HARNESS_NOTEBOOK_CACHE overrides it (the tests share one)."""
 
 
 def typed_figures(text: str, path: Path) -> list[str]:
@@ -75,27 +69,35 @@ def typed_figures(text: str, path: Path) -> list[str]:
 
 
 class HarnessPlugin(BasePlugin[HarnessConfig]):
+    """Thin: checks and renderers live in the harness; this adapts them to MkDocs."""
+
     def on_config(self, config: Any) -> Any:
-        self.root = Path(config.config_file_path).resolve().parent
+        root = Path(config.config_file_path).resolve().parent
+        results = root / self.config.results
         try:
-            self.project = Project.load(self.root)
-            self.records: Records = load_all(self.root / self.config.results, root=self.root)
-            self.specs: dict[str, TrialSpec] = load_trials()
-            self.sources = workload_sources()  # once per build, not once per marker
-            self._check_records()
+            project = Project.load(root)
+            specs = load_trials()
+            records = load_all(results, root=root)
+            problems = [p.message for p in check_project(project)]
+            problems += check_records(records, project=project, specs=specs, results=results)
+            raise_problems(problems)
         except HarnessError as exc:
             raise PluginError(str(exc)) from None
+        self.site = Site(project=project, records=records, specs=specs,
+                         sources=workload_sources())
+        self.notebooks = None
+        jupyter = config.plugins.get("mkdocs-jupyter")
+        folder = os.environ.get("HARNESS_NOTEBOOK_CACHE", self.config.notebook_cache)
+        if jupyter is not None and folder:
+            # mkdocs-jupyter's own cache is replaced, not stacked: under static-i18n each
+            # language build evicts the other's entries (see notebook_cache.py).
+            jupyter.config["cache"] = False
+            self.notebooks = NotebookCache(
+                root / folder,
+                render_fingerprint(theme=config.theme.name or "",
+                                   language=config.theme.get("language") or ""),
+            )
         return config
-
-    def _check_records(self) -> None:
-        for record in self.records.items:
-            for (snippet, _name), where in record.observation_lines.items():
-                if snippet not in self.project.snippets:
-                    raise HarnessError(
-                        f"{where}: record names unknown snippet {snippet!r}."
-                        f"{suggest(snippet, set(self.project.snippets))}"
-                    )
-        check_rows(self.records, self.specs)
 
     @event_priority(-110)
     def on_files(self, files: Any, config: Any) -> Any:
@@ -122,9 +124,24 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):
             files.append(wrapped)
         return files
 
+    @event_priority(-10)
+    def on_pre_page(self, page: Any, config: Any, files: Any) -> Any:
+        """Serve notebook conversions from the content-keyed cache (after
+        mkdocs-jupyter's own ``on_pre_page`` has prepared the page)."""
+        if self.notebooks is not None and type(page.file).__name__ == "NotebookFile":
+            self.notebooks.install(page, config.plugins["mkdocs-jupyter"].config)
+        return page
+
+    def on_post_build(self, config: Any) -> None:
+        if self.notebooks is not None:
+            self.notebooks.prune()
+            log.debug("notebook cache: %d hit(s), %d conversion(s)",
+                      self.notebooks.hits, self.notebooks.misses)
+
     def on_page_markdown(self, markdown: str, page: Any, config: Any, files: Any) -> str:
+        root = self.site.project.root
         source = Path(page.file.abs_src_path).resolve()
-        shown = source.relative_to(self.root) if source.is_relative_to(self.root) else source
+        shown = source.relative_to(root) if source.is_relative_to(root) else source
         lang = config.theme.get("language", "es")
         # MkDocs hands over the page without its front matter; pad it back with empty
         # lines so every line reported below is the line in the file.
@@ -137,15 +154,17 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):
 
     def _page(self, markdown: str, shown: Path, lang: str) -> str:
         try:
-            included = set()
-            for include in find_includes(markdown, shown):
-                snippet_for_id(self.project.snippets, include.snippet_id, str(include.location))
-                included.add(include.snippet_id)
-            markers = find_markers(markdown, shown)
+            raise_problems(check_pages(markdown, shown))
+            resolved = resolve_includes(self.site.project, markdown, shown)
+            included = {include.snippet_id for include, _ in resolved}
+            page = Page(lang=lang, included=included)
             pieces: list[str] = []
             position = 0
-            for marker in markers:
-                pieces += [markdown[position : marker.start], self._render(marker, included, lang)]
+            for marker in find_markers(markdown, shown):
+                rendered = render_marker(marker, self.site, page)
+                for message in rendered.stale:
+                    log.warning(message)
+                pieces += [markdown[position : marker.start], rendered.markdown]
                 position = marker.end
             pieces.append(markdown[position:])
         except HarnessError as exc:
@@ -154,57 +173,3 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):
             for message in typed_figures(markdown, shown):
                 log.warning(message)
         return "".join(pieces)
-
-    def _render(self, marker: Marker, included: set[str], lang: str) -> str:
-        where = marker.location
-        check_marker(marker.kind, marker.args, MARKERS, where)
-        if marker.kind == "notebook":
-            markdown, stale = self._notebook(where, lang), []
-        elif marker.kind != "observed":
-            markdown, stale = render_measured(
-                marker.kind, marker.args, records=self.records, specs=self.specs,
-                lang=lang, where=str(where), sources=self.sources,
-            )
-            # A class for the stylesheet (compact type) and for readers' tools to find.
-            markdown = f'<div class="harness-measured" markdown>\n\n{markdown}\n\n</div>\n'
-        else:
-            markdown, stale = self._observed(marker, included, lang, where)
-        for message in stale:
-            log.warning(message)
-        return markdown
-
-    def _notebook(self, where: Location, lang: str) -> str:
-        notebook = notebook_path(self.root / where.path)
-        if not notebook.exists():
-            raise HarnessError(
-                f"{where}: no notebook {self.project.shown(notebook)}; "
-                "run `python -m harness notebooks --write`"
-            )
-        stem = notebook.name.split(".")[0]
-        return _NOTEBOOK_LINKS[lang].format(
-            page=f"{NOTEBOOK_DIR}/{notebook.name}", folder=NOTEBOOK_DIR, stem=stem,
-            name=notebook.name,
-        )
-
-    def _observed(
-        self, marker: Marker, included: set[str], lang: str, where: Location
-    ) -> tuple[str, list[str]]:
-        snippet_id = marker.args.get("snippet", "")
-        if snippet_id not in included:
-            raise HarnessError(
-                f"{where}: harness:observed names {snippet_id!r}, which this page does not "
-                f"include.{suggest(snippet_id, included)}"
-            )
-        expectations = self.project.expectations.get(snippet_id, [])
-        if not expectations:
-            raise HarnessError(
-                f"{where}: snippet {snippet_id!r} has no [[expect]] in "
-                f"snippets/{snippet_id.split('/')[0]}/expectations.toml to compare with."
-            )
-        block = render_observed(
-            snippet=self.project.snippets[snippet_id],
-            expectations=expectations,
-            records=self.records.items,
-            lang=lang,
-        )
-        return block.markdown, block.stale

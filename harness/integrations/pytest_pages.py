@@ -3,15 +3,14 @@ page's namespace in page order, and checked against its analytic expectations.
 
 Sybil's stock Markdown parser cannot read a fence whose body is a
 ``--8<--`` include and skips fences with ``title=``, so this module brings its
-own parser (built on :mod:`harness.pages`) and evaluators. It is the only
+own parser (built on :mod:`harness.sources.pages`) and evaluators; the examples
+run in a sealed child process per page (:mod:`harness.run.sandbox`). It is the only
 harness module that imports sybil, and only the root ``conftest.py`` imports it.
 """
 
 from __future__ import annotations
 
 import csv
-import importlib
-import importlib.util
 import io
 from collections.abc import Iterator
 from functools import cached_property
@@ -22,18 +21,24 @@ from typing import Any
 from sybil import Document, Example, Region, Sybil
 
 from harness.core.errors import HarnessError
-from harness.core.types import CSV_HEADER, Snippet
+from harness.core.rows import ARTICLE_COLUMNS, CSV_HEADER
+from harness.core.types import Snippet
 from harness.run.examples import (
     Checked,
-    check_expectations,
-    evaluate,
+    PageSession,
+    checked_from,
     failure_message,
     timeout_from_env,
 )
+from harness.run.execute import observe_name
+from harness.sources.checks import check_project
 from harness.sources.pages import Include
 from harness.sources.project import Project, page_includes
 
 __all__ = ["PageExamples", "make_sybil"]
+
+#: Where a page's sealed runner lives in Sybil's per-document namespace.
+_SESSION = "__harness_session__"
 
 
 def _namespace(value: Any) -> Any:
@@ -43,7 +48,11 @@ def _namespace(value: Any) -> Any:
 
 
 class PageExamples:
-    """Parser and evaluators for one checkout; reads snippets and expectations once."""
+    """Parser and evaluators for one checkout; reads snippets and expectations once.
+
+    An evaluator returns the failure text (Sybil then reports it without a traceback
+    of the harness or of Sybil), or ``None`` when every expectation holds.
+    """
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -52,8 +61,33 @@ class PageExamples:
     def project(self) -> Project:
         return Project.load(self.root)
 
+    @cached_property
+    def problems(self) -> dict[str, list[str]]:
+        """The project's static problems by the Spanish page they concern; problems of
+        the whole project go to the first page, so that pytest always shows them."""
+        found: dict[str, list[str]] = {}
+        first = str(self.project.shown(self.project.spanish_pages()[0]))
+        for problem in check_project(self.project):
+            for page in problem.pages or (first,):
+                found.setdefault(str(page), []).append(problem.message)
+        return found
+
     def __call__(self, document: Document) -> Iterator[Region]:
+        """The page's examples; a problem with the page's sources becomes one failing
+        item whose message is the problem (no collection traceback to read through)."""
+        try:
+            regions = list(self._regions(document))
+        except HarnessError as exc:
+            message = str(exc)
+            yield Region(0, 0, message, lambda example: example.parsed)
+            return
+        yield from regions
+
+    def _regions(self, document: Document) -> Iterator[Region]:
         page = Path(document.path)
+        problems = self.problems.get(str(self.project.shown(page)), [])
+        if problems:
+            raise HarnessError("\n".join(problems))
         for include, snippet in page_includes(self.project, page):
             evaluator = {
                 "py": self.evaluate_python,
@@ -62,36 +96,60 @@ class PageExamples:
             }[snippet.language]
             yield Region(include.start, include.end, (include, snippet), evaluator)
 
-    def evaluate_python(self, example: Example) -> None:
+    def _session(self, namespace: dict[str, Any]) -> PageSession:
+        session = namespace.get(_SESSION)
+        if session is None:
+            session = namespace[_SESSION] = PageSession(project=self.project,
+                                                        timeout=timeout_from_env())
+        return session
+
+    def evaluate_python(self, example: Example) -> str | None:
         include, snippet = example.parsed
-        checked = evaluate(self.project, snippet, example.namespace, timeout=timeout_from_env())
-        self._fail_unless_all_hold(include, snippet, checked)
+        try:
+            checked = self._session(example.namespace).run(snippet)
+        except HarnessError as exc:
+            return f"{include.location}: {exc}"
+        return self._failures(include, snippet, checked)
 
-    def _fail_unless_all_hold(self, include: Include, snippet: Snippet,
-                              checked: list[Checked]) -> None:
+    def _failures(self, include: Include, snippet: Snippet, checked: list[Checked]) -> str | None:
         failures = [failure_message(self.project, include, snippet, c)
-                    for c in checked if not c.verdict.holds]
-        if failures:
-            raise AssertionError("\n".join(failures))
+                    for c in checked if not c.verdict.holds and not c.expectation.known_failure]
+        return "\n".join(failures) or None
 
-    def evaluate_csv(self, example: Example) -> None:
+    def evaluate_csv(self, example: Example) -> str | None:
         include, snippet = example.parsed
         shown = self.project.shown(snippet.path)
         reader = csv.reader(io.StringIO(snippet.path.read_text(encoding="utf-8")))
         header = next(reader, [])
-        if tuple(header) != CSV_HEADER:
-            raise AssertionError(
-                f"{include.location}: {shown}:1: header is not the one the harness writes\n"
-                f"  expected: {','.join(CSV_HEADER)}\n  found:    {','.join(header)}"
+        if tuple(header) not in (CSV_HEADER, ARTICLE_COLUMNS):
+            return (
+                f"{include.location}: {shown}:1: header is not one the harness writes\n"
+                f"  expected: {','.join(ARTICLE_COLUMNS)}\n"
+                f"  or:       {','.join(CSV_HEADER)}\n  found:    {','.join(header)}"
             )
         for cells in reader:
-            if len(cells) != len(CSV_HEADER):
-                raise AssertionError(
-                    f"{shown}:{reader.line_num}: {len(cells)} cells, the header has "
-                    f"{len(CSV_HEADER)}"
-                )
+            if len(cells) != len(header):
+                return (f"{shown}:{reader.line_num}: {len(cells)} cells, the header has "
+                        f"{len(header)}")
+        return self._check_static(include, snippet, {})
 
-    def evaluate_yaml(self, example: Example) -> None:
+    def _check_static(self, include: Include, snippet: Snippet,
+                      namespace: dict[str, Any]) -> str | None:
+        if snippet.id in self.project.unchecked:
+            return None
+        observed = []
+        for expectation in self.project.expectations.get(snippet.id, []):
+            try:
+                observed.append(observe_name(namespace, expectation.name))
+            except LookupError as exc:
+                observed.append({"name": expectation.name, "missing": str(exc)})
+        try:
+            checked = checked_from(self.project, snippet, observed)
+        except HarnessError as exc:
+            return str(exc)
+        return self._failures(include, snippet, checked)
+
+    def evaluate_yaml(self, example: Example) -> str | None:
         import yaml  # a docs dependency; the record path never comes here
 
         include, snippet = example.parsed
@@ -101,21 +159,18 @@ class PageExamples:
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             line = mark.line + 1 if mark else 1
-            raise HarnessError(f"{shown}:{line}: not valid YAML: {exc}") from None
+            return f"{shown}:{line}: not valid YAML: {exc}"
         if not isinstance(data, dict):
-            raise AssertionError(f"{shown}:1: expected a mapping at the top level")
+            return f"{shown}:1: expected a mapping at the top level"
         namespace = {k: _namespace(v) for k, v in data.items()}
-        if not self.project.expectations.get(snippet.id):
-            raise AssertionError(f"{shown}: no [[expect]] names a field of this YAML snippet")
-        checked = check_expectations(self.project, snippet, namespace)
-        self._fail_unless_all_hold(include, snippet, checked)
+        return self._check_static(include, snippet, namespace)
 
 
-def _import_torch_first(namespace: dict[str, Any]) -> None:
-    """Import torch before any example's clock starts: the per-example timeout is
-    for the example, and a signal arriving inside torch's first import crashes it."""
-    if importlib.util.find_spec("torch") is not None:
-        importlib.import_module("torch")
+def _close_session(namespace: dict[str, Any]) -> None:
+    """End the page's process when Sybil has run the page's last example."""
+    session = namespace.pop(_SESSION, None)
+    if session is not None:
+        session.close()
 
 
 def make_sybil(root: Path) -> Sybil:
@@ -125,6 +180,6 @@ def make_sybil(root: Path) -> Sybil:
         path=str(root / "docs"),
         patterns=["*.md"],
         excludes=["*.en.md"],
-        setup=_import_torch_first,
+        teardown=_close_session,
         name="pages",
     )

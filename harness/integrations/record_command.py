@@ -2,32 +2,40 @@
 this checkout on one device, and merge them into ``results/<torch build>/``.
 
 Only the standard library and torch are needed, so the same command on a GPU
-machine with nothing but torch writes the same files. Rows are merged one trial
-at a time under the store's lock, so an interrupted run keeps what it measured
-and two runs at once keep every row.
+machine with nothing but torch writes the same files. Everything a run measured
+is merged into the record set in one atomic step at its end
+(:func:`harness.records.store.commit_set`): a killed or failing run leaves the
+previous set byte-identical, and two runs at once keep every row. It exits 1 if
+any example failed or nothing was recorded, and prints what it recorded.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import datetime
 import os
+import secrets
 import sys
 import time
 from pathlib import Path
 from typing import TextIO
 
 from harness.core.errors import HarnessError, relative, suggest
+from harness.core.rows import TrialRow
 from harness.core.types import DEVICE_TYPES, Environment, TrialSpec
-from harness.records import store
+from harness.records import published, store
 from harness.run import devices, timing
 from harness.run import environment as env
 from harness.run.cpu_guard import QuietGuard
+from harness.run.examples import ExampleReport, record_examples, timeout_from_env
+from harness.sources.checks import check_project, raise_problems
+from harness.sources.project import Project
 from harness.sources.trials import TRIALS_FILE, load_trials, spec_sha256, workload_sources
 
-__all__ = ["MIN_RUN_TIME", "Progress", "configure", "run", "select_trials"]
+__all__ = ["MIN_RUN_TIME", "Progress", "configure", "new_run_id", "run", "select_trials"]
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 #: Seconds of steady state per trial: blocked_autorange is steady from about 1 s
 #: on; the quick (CI) subset trades some of that for speed.
 MIN_RUN_TIME = {"quick": 0.5, "full": 1.0}
@@ -109,6 +117,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="record only these trials (regardless of --quick)",
     )
     parser.add_argument(
+        "--groups",
+        nargs="+",
+        metavar="GROUP",
+        help="record only the trials of these groups (regardless of --quick)",
+    )
+    parser.add_argument(
         "--trials-file",
         type=Path,
         default=TRIALS_FILE,
@@ -129,9 +143,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def select_trials(
-    specs: dict[str, TrialSpec], *, mode: str, names: list[str] | None, device_type: str
+    specs: dict[str, TrialSpec], *, mode: str, names: list[str] | None, device_type: str,
+    groups: list[str] | None = None,
 ) -> tuple[list[TrialSpec], list[TrialSpec]]:
     """(trials to run, trials skipped as not applicable to ``device_type``)."""
+    if groups:
+        known = {s.group for s in specs.values()}
+        for group in groups:
+            if group not in known:
+                raise HarnessError(f"--groups: unknown group {group!r}.{suggest(group, known)}")
+        names = [s.name for s in specs.values() if s.group in groups] + list(names or [])
     if names:
         for name in names:
             if name not in specs:
@@ -145,17 +166,14 @@ def select_trials(
     )
 
 
-def _summary(row: dict[str, str]) -> str:
-    if row["error"]:
-        return f"error: {row['error']}"
-    quality = (
-        "quality ok" if row["quality_pass"] == "true" else f"QUALITY FAIL ({row['quality_error']})"
-    )
-    noisy = " noisy" if row["noisy"] == "true" else ""
-    return (
-        f"{float(row['latency']) * 1e3:.4g} ms, IQR/median {float(row['iqr_over_median']):.1%}"
-        f"{noisy}, {float(row['throughput']):.4g} {row['throughput_unit']}, {quality}"
-    )
+def _summary(row: TrialRow) -> str:
+    if row.error:
+        return f"error: {row.error}"
+    quality = "quality ok" if row.quality_pass else f"QUALITY FAIL ({row.quality_error:.3g})"
+    noisy = " noisy" if row.noisy else ""
+    latency, spread = row.latency or 0.0, row.iqr_over_median or 0.0
+    return (f"{latency * 1e3:.4g} ms, IQR/median {spread:.1%}{noisy}, "
+            f"{row.throughput or 0:.4g} {row.throughput_unit}, {quality}")
 
 
 def _record_trials(
@@ -163,16 +181,16 @@ def _record_trials(
     *,
     device: object,
     environment: Environment,
-    rows_path: Path,
     min_run_time: float,
     guard: QuietGuard | None,
-) -> tuple[list[dict[str, str]], list[str]]:
+) -> tuple[list[TrialRow], list[str]]:
     """(rows, names of trials that shared the CPUs with other work in every attempt)."""
     sources = workload_sources()
     progress = Progress(len(chosen))
-    rows: list[dict[str, str]] = []
+    rows: list[TrialRow] = []
     shared_trials: list[str] = []
     for spec in chosen:
+        shared = 0.0
         for attempt in range(1, (GUARD_TRIES if guard else 1) + 1):
             progress.show(spec.name, f"attempt {attempt}" if attempt > 1 else "")
             if guard:
@@ -190,7 +208,6 @@ def _record_trials(
                 break
         if guard and shared > guard.limit:
             shared_trials.append(f"{spec.name} ({shared:.2f} other cores)")
-        store.merge_rows(rows_path, [row])
         rows.append(row)
         note = f", SHARED CPUs {shared:.2f}" if guard and shared > guard.limit else ""
         progress.step(spec.name, _summary(row) + note)
@@ -198,20 +215,43 @@ def _record_trials(
     return rows, shared_trials
 
 
-def _record_examples(environment: Environment, path: Path) -> int:
-    from harness.run.examples import record_examples, timeout_from_env
+def _checkout(root: Path) -> Project:
+    """The checkout to record, or a clear error when the harness runs from elsewhere
+    (an installed copy would otherwise record nothing into site-packages)."""
+    missing = [name for name in ("docs", "snippets", "mkdocs.yml") if not (root / name).exists()]
+    if missing:
+        raise HarnessError(
+            f"{root}: not a checkout of the site (no {', '.join(missing)}); run "
+            "`python -m harness record` from a clone of the repository, where harness/ sits "
+            "beside docs/ and snippets/"
+        )
+    project = Project.load(root)
+    raise_problems(check_project(project))
+    return project
 
-    observations = record_examples(root=ROOT, environment=environment, timeout=timeout_from_env())
-    store.merge_observations(path, observations)
-    return len(observations)
+
+def _results_folder(path: Path) -> Path:
+    if path.exists() and not path.is_dir():
+        raise HarnessError(f"--results {path}: exists and is not a folder")
+    if not path.parent.is_dir():
+        raise HarnessError(f"--results {path}: its parent folder {path.parent} does not exist")
+    return path
+
+
+def new_run_id() -> str:
+    """Sortable and unique: UTC time of the start and a random suffix."""
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%SZ")
+    return f"{now}-{secrets.token_hex(3)}"
 
 
 def run(args: argparse.Namespace) -> int:
     """Record as ``args`` asks; returns the exit status."""
-    # Trials are read and chosen before torch is imported, so a typo fails in a blink.
+    # Everything a contributor could have mistyped is checked before torch is imported.
+    project = _checkout(ROOT) if args.only != "trials" else None
+    results = _results_folder(args.results)
     specs = load_trials(args.trials_file) if args.only != "examples" else {}
     chosen, skipped = select_trials(
-        specs, mode=args.mode, names=args.trials, device_type=args.device
+        specs, mode=args.mode, names=args.trials, device_type=args.device, groups=args.groups
     )
     for spec in skipped:
         print(
@@ -222,7 +262,7 @@ def run(args: argparse.Namespace) -> int:
     key = store.device_key(device.type, devices.device_name(device))
     min_run_time = args.min_run_time or MIN_RUN_TIME[args.mode]
     threads = max((s.threads for s in chosen), default=env.default_threads())
-    extra = {
+    extra: dict[str, object] = {
         "mode": args.mode,
         "min_run_time_s": min_run_time,
         "quiet_guard": args.quiet_guard,
@@ -230,39 +270,49 @@ def run(args: argparse.Namespace) -> int:
         "malloc_mmap_threshold": os.environ.get(
             "MALLOC_MMAP_THRESHOLD_", "glibc default (dynamic)"
         ),
+        "warm_up": "each trial's workload is built, called and freed once before its "
+                   "memory baseline and timing",
     }
     environment = env.describe(device, key=key, threads=threads, root=ROOT, extra=extra)
-    paths = store.record_paths(args.results, env.torch_build(), key)
-    # The environment goes first: a record is never without the conditions it was made in.
-    # An examples-only run leaves the trials' environment (and its date) as measured:
-    # each observation carries its own date.
-    if args.only != "examples" or not paths["environment"].exists():
-        store.write_environment(paths["environment"], environment)
+    environment = dataclasses.replace(environment, run_id=new_run_id())
+    paths = store.SetPaths.of(results, environment.torch_build, key)
+    rows: list[TrialRow] = []
     if args.only != "examples" and chosen:
         guard = QuietGuard() if args.quiet_guard else None
-        rows, shared = _record_trials(
-            chosen,
-            device=device,
-            environment=environment,
-            rows_path=paths["rows"],
-            min_run_time=min_run_time,
-            guard=guard,
-        )
+        rows, shared = _record_trials(chosen, device=device, environment=environment,
+                                      min_run_time=min_run_time, guard=guard)
         if guard:
-            # Written again so the record says which trials other work may have slowed.
-            extra = {**environment.extra, "quiet_guard_limit_cores": guard.limit}
-            extra["shared_trials"] = shared
+            extra = {**environment.extra, "quiet_guard_limit_cores": guard.limit,
+                     "shared_trials": shared}
             environment = dataclasses.replace(environment, extra=extra)
-            store.write_environment(paths["environment"], environment)
-        failed = sum(1 for r in rows if r["error"])
-        below = sum(1 for r in rows if not r["error"] and r["quality_pass"] != "true")
-        noisy = sum(1 for r in rows if r["noisy"] == "true")
-        print(
-            f"{len(rows)} rows -> {relative(paths['rows'], ROOT)} ({failed} with errors, "
-            f"{below} failing quality, {noisy} noisy)",
-            file=sys.stderr,
-        )
-    if args.only != "trials":
-        count = _record_examples(environment, paths["observations"])
-        print(f"{count} observations -> {relative(paths['observations'], ROOT)}", file=sys.stderr)
-    return 0
+        failed = sum(1 for r in rows if r.error)
+        below = sum(1 for r in rows if not r.error and not r.quality_pass)
+        print(f"{len(rows)} trial rows ({failed} with errors, {below} failing quality, "
+              f"{sum(r.noisy for r in rows)} noisy)", file=sys.stderr)
+    report = ExampleReport()
+    if project is not None:
+        report = record_examples(project=project, environment=environment,
+                                 timeout=timeout_from_env())
+    if not rows and not report.observations:
+        for failure in report.failures:
+            print(failure, file=sys.stderr)
+        print("error: nothing was recorded; the previous records are unchanged", file=sys.stderr)
+        return 1
+    # One atomic step: rows, observations and their environment, or nothing at all.
+    committed = store.commit_set(
+        paths, environment=environment, rows=rows, observations=report.observations,
+        expected=project.expected_keys() if project is not None else None,
+    )
+    shown = relative(paths.folder, ROOT)
+    for removed in committed.removed:
+        print(f"removed observation {removed}: no expectation asks for it any more",
+              file=sys.stderr)
+    for failure in report.failures:
+        print(failure, file=sys.stderr)
+    print(f"{shown}/{key}: {len(rows)} trial rows and {committed.recorded - len(rows)} "
+          f"observations recorded, {committed.unchanged} observations unchanged (date kept), "
+          f"{len(report.failures)} examples failed", file=sys.stderr)
+    if published.add_set(results, environment.torch_build, key):
+        print(f"published: added torch {environment.torch_build} on {key!r} to "
+              f"{relative(results / published.PUBLISHED_FILE, ROOT)}", file=sys.stderr)
+    return 1 if report.failures else 0

@@ -1,50 +1,48 @@
-"""Reading and writing records, atomically and under a lock. No torch import.
+"""Record sets: reading them validated as data, and writing them in one step.
 
-``results/<torch build>/<device>.csv``            measurement rows (:data:`CSV_HEADER`)
+``results/<torch build>/<device>.csv``            trial rows (:data:`CSV_HEADER`)
 ``results/<torch build>/<device>.examples.jsonl`` observed example outputs, one per line
-``results/<torch build>/<device>.env.json``       the environment they were observed in
+``results/<torch build>/<device>.env.json``       ``{"runs": {run_id: environment}}``
 
-Writers merge into what is there under an exclusive ``flock`` and replace the
-file with ``os.replace``, so two recording runs at once keep every row and a
-reader never sees half a file. Readers validate and name file and line.
+Each row and observation names the run that made it, and the environment file
+keeps one environment per run still referenced, so rows from different runs can
+share a file without borrowing each other's conditions. The folder name, every
+row, observation and environment must name the same torch build and device.
+No torch import.
 """
 
 from __future__ import annotations
 
-import csv
 import dataclasses
-import fcntl
-import io
 import json
-import os
 import re
-import tempfile
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from harness.core.errors import HarnessError, Location, relative, suggest
-from harness.core.types import CSV_HEADER, DEVICE_TYPES, Environment, Observation, Row
+from harness.core.rows import TrialRow
+from harness.core.types import DEVICE_TYPES, OBSERVATION_KINDS, Environment, Observation
+from harness.records.files import check_no_journal, locked, replace_together
+from harness.records.rows import format_rows, parse_rows
 
 __all__ = [
+    "CommitReport",
     "DeviceRecord",
     "Records",
+    "SetPaths",
+    "commit_set",
     "device_key",
     "load_all",
-    "merge_observations",
-    "merge_rows",
-    "read_environment",
+    "read_environments",
     "read_observations",
-    "read_rows",
-    "record_paths",
     "version_key",
-    "write_environment",
 ]
 
-_SUFFIXES = {".csv": "rows", ".examples.jsonl": "observations", ".env.json": "environment"}
+_SUFFIXES = {".csv": "rows", ".examples.jsonl": "observations", ".env.json": "environments"}
 _OBSERVATION_FIELDS = {f.name for f in dataclasses.fields(Observation)}
+_ENVIRONMENT_FIELDS = {f.name for f in dataclasses.fields(Environment)}
+_REQUIRED_OBSERVATION = {"snippet", "name", "kind", "value", "snippet_sha256", "run_id"}
 
 
 def device_key(device_type: str, device_name: str = "") -> str:
@@ -57,98 +55,37 @@ def device_key(device_type: str, device_name: str = "") -> str:
 def version_key(build: str) -> tuple[int, ...]:
     """Sort key for ``2.13.0+cpu``-like builds (numeric release, then text)."""
     release = re.match(r"[\d.]+", build)
-    numbers = tuple(int(p) for p in release.group(0).strip(".").split(".")) if release else ()
-    return numbers
+    return tuple(int(p) for p in release.group(0).strip(".").split(".")) if release else ()
 
 
-def record_paths(results: Path, torch_build: str, key: str) -> dict[str, Path]:
-    folder = results / torch_build
-    return {kind: folder / f"{key}{suffix}" for suffix, kind in _SUFFIXES.items()}
+@dataclass(frozen=True, kw_only=True)
+class SetPaths:
+    """The three files of one record set (torch build × device)."""
+
+    folder: Path
+    key: str
+
+    @property
+    def rows(self) -> Path:
+        return self.folder / f"{self.key}.csv"
+
+    @property
+    def observations(self) -> Path:
+        return self.folder / f"{self.key}.examples.jsonl"
+
+    @property
+    def environments(self) -> Path:
+        return self.folder / f"{self.key}.env.json"
+
+    @classmethod
+    def of(cls, results: Path, torch_build: str, key: str) -> SetPaths:
+        return cls(folder=results / torch_build, key=key)
 
 
-@contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.parent / f".{path.name}.lock", "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def _replace(path: Path, text: str) -> None:
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-        handle.write(text)
-    os.chmod(temporary, 0o644)  # mkstemp makes it private; a record is for everyone to read
-    os.replace(temporary, path)
-
-
-def read_rows(path: Path, *, root: Path | None = None) -> list[Row]:
-    shown = relative(path, root) if root else path
-    reader = csv.reader(io.StringIO(path.read_text(encoding="utf-8"), newline=""))
-    header = next(reader, None)
-    if header is None:
-        raise HarnessError(f"{shown}:1: empty record; expected the header {','.join(CSV_HEADER)}")
-    missing = [c for c in CSV_HEADER if c not in header]
-    unknown = [c for c in header if c not in CSV_HEADER]
-    if missing or unknown:
-        what = f"missing column {missing[0]!r}" if missing else f"unknown column {unknown[0]!r}"
-        raise HarnessError(f"{shown}:1: {what}; expected the header {','.join(CSV_HEADER)}")
-    rows: list[Row] = []
-    for cells in reader:
-        line = reader.line_num
-        if not any(cells):
-            continue
-        if len(cells) != len(header):
-            raise HarnessError(
-                f"{shown}:{line}: {len(cells)} cells where the header has {len(header)}"
-            )
-        values = dict(zip(header, cells, strict=True))
-        if not values["trial"]:
-            raise HarnessError(f"{shown}:{line}: empty 'trial' cell; every row names its trial")
-        rows.append(Row(values=values, location=Location(path=shown, line=line)))
-    return rows
-
-
-def _row_key(values: dict[str, str]) -> tuple[str, ...]:
-    return (values["trial"], values["threads"])
-
-
-def _merge(path: Path, read: Callable[[Path], list[Any]], key: Callable[[Any], Any],
-           new: list[Any], dump: Callable[[list[Any]], str]) -> None:
-    with _locked(path):
-        old = read(path) if path.exists() else []
-        incoming = {key(item): item for item in new}
-        kept = [item for item in old if key(item) not in incoming]
-        _replace(path, dump(kept + list(incoming.values())))
-
-
-def merge_rows(path: Path, rows: list[dict[str, str]]) -> None:
-    """Add ``rows`` to the record, replacing earlier rows of the same trial and threads."""
-
-    def dump(items: list[dict[str, str]]) -> str:
-        out = io.StringIO()
-        writer = csv.DictWriter(out, fieldnames=CSV_HEADER, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(items)
-        return out.getvalue()
-
-    def read(p: Path) -> list[dict[str, str]]:
-        return [dict(r.values) for r in read_rows(p)]
-
-    _merge(path, read, _row_key, [{c: str(r.get(c, "")) for c in CSV_HEADER} for r in rows], dump)
-
-
-def read_observations(path: Path, *, root: Path | None = None) -> list[Observation]:
-    return [observation for _, observation in _read_located(path, root)]
-
-
-def _read_located(path: Path, root: Path | None) -> list[tuple[Location, Observation]]:
-    shown = relative(path, root) if root else path
-    found: list[tuple[Location, Observation]] = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+def _json_lines(path: Path, shown: Path) -> list[tuple[int, dict[str, Any]]]:
+    found = []
+    text = path.read_text(encoding="utf-8").removeprefix("\ufeff")
+    for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
@@ -157,57 +94,75 @@ def _read_located(path: Path, root: Path | None) -> list[tuple[Location, Observa
             raise HarnessError(f"{shown}:{number}: not valid JSON ({exc.msg})") from None
         if not isinstance(data, dict):
             raise HarnessError(f"{shown}:{number}: expected a JSON object per line")
+        found.append((number, data))
+    return found
+
+
+def read_observations(path: Path, shown: Path) -> list[tuple[Location, Observation]]:
+    """Observations of a ``.examples.jsonl`` file with where each sits."""
+    found: list[tuple[Location, Observation]] = []
+    for number, data in _json_lines(path, shown):
         unknown = set(data) - _OBSERVATION_FIELDS
-        missing = {"snippet", "name", "kind", "value", "snippet_sha256"} - set(data)
+        missing = _REQUIRED_OBSERVATION - set(data)
         if unknown or missing:
             what = (f"unknown key {sorted(unknown)[0]!r}" if unknown
                     else f"missing key {sorted(missing)[0]!r}")
             raise HarnessError(
                 f"{shown}:{number}: {what}; expected keys {', '.join(sorted(_OBSERVATION_FIELDS))}"
             )
+        if data["kind"] not in OBSERVATION_KINDS:
+            raise HarnessError(
+                f"{shown}:{number}: unknown kind {data['kind']!r}."
+                f"{suggest(data['kind'], OBSERVATION_KINDS)}"
+            )
+        if data.get("holds") not in (True, False, None):
+            raise HarnessError(
+                f"{shown}:{number}: 'holds' is {data['holds']!r}; expected true, false or null")
         if data.get("shape") is not None:
             data["shape"] = tuple(data["shape"])
         found.append((Location(path=shown, line=number), Observation(**data)))
     return found
 
 
-def merge_observations(path: Path, observations: list[Observation]) -> None:
-    """Add ``observations``, replacing earlier ones of the same snippet and name."""
-
-    def dump(items: list[Observation]) -> str:
-        return "".join(
-            json.dumps(dataclasses.asdict(o), ensure_ascii=False, sort_keys=True) + "\n"
-            for o in items
-        )
-
-    _merge(path, read_observations, lambda o: (o.snippet, o.name), observations, dump)
-
-
-def write_environment(path: Path, environment: Environment) -> None:
-    with _locked(path):
-        _replace(path, json.dumps(dataclasses.asdict(environment), indent=2, sort_keys=True) + "\n")
-
-
-def read_environment(path: Path, *, root: Path | None = None) -> Environment:
-    shown = relative(path, root) if root else path
+def read_environments(path: Path, shown: Path) -> dict[str, Environment]:
+    """The runs of a ``.env.json`` file, keyed by run id."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8").removeprefix("\ufeff"))
     except json.JSONDecodeError as exc:
         raise HarnessError(f"{shown}:{exc.lineno}: not valid JSON ({exc.msg})") from None
-    names = {f.name for f in dataclasses.fields(Environment)}
-    try:
-        data["cpu_flags"] = tuple(data.get("cpu_flags", ()))
-        return Environment(**{k: v for k, v in data.items() if k in names})
-    except TypeError as exc:
-        raise HarnessError(f"{shown}:1: environment record is incomplete ({exc})") from None
+    runs = data.get("runs") if isinstance(data, dict) else None
+    if not isinstance(runs, dict) or not runs:
+        raise HarnessError(
+            f'{shown}:1: expected an object {{"runs": {{"<run id>": {{environment}}}}}} with at '
+            f"least one run, found "
+            f"{type(data).__name__ if not isinstance(data, dict) else 'no runs'}"
+        )
+    found: dict[str, Environment] = {}
+    for run_id, raw in runs.items():
+        if not isinstance(raw, dict):
+            raise HarnessError(
+                f"{shown}:1: run {run_id!r} is {type(raw).__name__}; expected an object")
+        unknown = set(raw) - _ENVIRONMENT_FIELDS
+        if unknown:
+            raise HarnessError(f"{shown}:1: run {run_id!r} has unknown key {sorted(unknown)[0]!r}")
+        try:
+            env = Environment(**{**raw, "cpu_flags": tuple(raw.get("cpu_flags", ()))})
+        except TypeError as exc:
+            raise HarnessError(f"{shown}:1: run {run_id!r} is incomplete ({exc})") from None
+        if env.run_id != run_id:
+            raise HarnessError(f"{shown}:1: run {run_id!r} names itself {env.run_id!r}")
+        found[run_id] = env
+    return found
 
 
 @dataclass(frozen=True, kw_only=True)
 class DeviceRecord:
+    """One record set, validated: every part names this build and device."""
+
     torch_build: str
     device_key: str
-    environment: Environment | None = None
-    rows: list[Row] = field(default_factory=list)
+    environments: dict[str, Environment] = field(default_factory=dict)
+    rows: list[TrialRow] = field(default_factory=list)
     observations: list[Observation] = field(default_factory=list)
     observation_lines: dict[tuple[str, str], Location] = field(default_factory=dict)
     """Where each (snippet, name) observation sits in its record file."""
@@ -215,6 +170,20 @@ class DeviceRecord:
     @property
     def device_type(self) -> str:
         return self.device_key.split("-", 1)[0]
+
+    @property
+    def environment(self) -> Environment:
+        """The newest run's environment (the set's device and build are the same in all)."""
+        return max(self.environments.values(), key=lambda e: (e.date, e.run_id))
+
+    def environment_of(self, run_id: str) -> Environment:
+        return self.environments[run_id]
+
+    def row(self, trial: str) -> TrialRow | None:
+        return next((r for r in self.rows if r.trial == trial), None)
+
+    def observation(self, snippet: str, name: str) -> Observation | None:
+        return next((o for o in self.observations if (o.snippet, o.name) == (snippet, name)), None)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -227,48 +196,149 @@ class Records:
         return sorted({r.torch_build for r in self.items}, key=version_key)
 
 
+def _attribution(record: DeviceRecord, shown_folder: Path) -> None:
+    build, key = record.torch_build, record.device_key
+    for run_id, env in record.environments.items():
+        if (env.torch_build, env.device_key) != (build, key):
+            raise HarnessError(
+                f"{shown_folder / (key + '.env.json')}:1: run {run_id!r} was made with torch "
+                f"{env.torch_build} on {env.device_key!r}, but the file is the record of torch "
+                f"{build} on {key!r} (a copied or renamed folder?)"
+            )
+    for row in record.rows:
+        if (row.torch_build, row.device) != (build, key):
+            raise HarnessError(
+                f"{row.location}: row names torch {row.torch_build} on {row.device!r} in the "
+                f"record of torch {build} on {key!r}"
+            )
+        if row.run_id not in record.environments:
+            raise HarnessError(
+                f"{row.location}: row names run {row.run_id!r}, which {key}.env.json does not "
+                "describe; every row needs the environment it was measured in"
+            )
+    for (snippet, name), where in record.observation_lines.items():
+        found = record.observation(snippet, name)
+        assert found is not None
+        if (found.torch_build, found.device_key) != (build, key):
+            raise HarnessError(
+                f"{where}: observation names torch {found.torch_build} on {found.device_key!r} "
+                f"in the record of torch {build} on {key!r}"
+            )
+        if found.run_id not in record.environments:
+            raise HarnessError(f"{where}: observation names run {found.run_id!r}, which "
+                               f"{key}.env.json does not describe")
+
+
 def load_all(results: Path, *, root: Path | None = None) -> Records:
-    """Every record under ``results``, validated; errors name the file and line."""
+    """Every record set under ``results``, validated; errors name the file and line."""
     found: dict[tuple[str, str], dict[str, Any]] = {}
-    for path in sorted(results.glob("*/*")) if results.is_dir() else []:
-        if path.name.startswith("."):
-            continue
-        shown = relative(path, root) if root else path
-        suffix = next((s for s in _SUFFIXES if path.name.endswith(s)), None)
-        if suffix is None:
+    base = root or results.parent
+    for folder in sorted(p for p in results.iterdir() if p.is_dir()) if results.is_dir() else []:
+        check_no_journal(folder, relative(folder, base))
+        for path in sorted(folder.iterdir()):
+            if path.name.startswith("."):
+                continue
+            shown = relative(path, base)
+            suffix = next((s for s in _SUFFIXES if path.name.endswith(s)), None)
+            if suffix is None:
+                raise HarnessError(
+                    f"{shown}:1: not a record file; expected <device>{', <device>'.join(_SUFFIXES)}"
+                )
+            key = path.name[: -len(suffix)]
+            if key.split("-", 1)[0] not in DEVICE_TYPES:
+                raise HarnessError(
+                    f"{shown}:1: unknown device {key!r}.{suggest(key, DEVICE_TYPES)}")
+            slot = found.setdefault((folder.name, key), {})
+            kind = _SUFFIXES[suffix]
+            if kind == "rows":
+                slot["rows"] = parse_rows(path.read_text(encoding="utf-8"), shown)
+            elif kind == "observations":
+                located = read_observations(path, shown)
+                slot["observations"] = [o for _, o in located]
+                slot["observation_lines"] = {(o.snippet, o.name): loc for loc, o in located}
+            else:
+                slot["environments"] = read_environments(path, shown)
+    items = []
+    for (build, key), parts in sorted(found.items(),
+                                      key=lambda item: (version_key(item[0][0]), item[0])):
+        if "environments" not in parts:
             raise HarnessError(
-                f"{shown}:1: not a record file; expected <device>{', <device>'.join(_SUFFIXES)}"
+                f"{relative(results, base)}/{build}/{key}.env.json:1: missing; every record "
+                "needs the environment it was made in (re-run the record command)"
             )
-        key = path.name[: -len(suffix)]
-        if key.split("-", 1)[0] not in DEVICE_TYPES:
-            raise HarnessError(
-                f"{shown}:1: unknown device {key!r}.{suggest(key, set(DEVICE_TYPES))}"
-            )
-        slot = found.setdefault((path.parent.name, key), {})
-        kind = _SUFFIXES[suffix]
-        if kind == "rows":
-            slot[kind] = read_rows(path, root=root)
-            for row in slot[kind]:
-                if row["device"] != key:
-                    raise HarnessError(
-                        f"{row.location}: row for device {row['device']!r} in the record of {key!r}"
-                    )
-        elif kind == "observations":
-            located = _read_located(path, root)
-            slot[kind] = [observation for _, observation in located]
-            slot["observation_lines"] = {(o.snippet, o.name): loc for loc, o in located}
-        else:
-            slot[kind] = read_environment(path, root=root)
-    items = [
-        DeviceRecord(torch_build=build, device_key=key, **parts)
-        for (build, key), parts in sorted(
-            found.items(), key=lambda item: (version_key(item[0][0]), item[0][0], item[0][1])
-        )
-    ]
-    for item in items:
-        if item.environment is None:
-            raise HarnessError(
-                f"results/{item.torch_build}/{item.device_key}.env.json:1: missing; every "
-                "record needs the environment it was made in (re-run the record command)"
-            )
+        record = DeviceRecord(torch_build=build, device_key=key, **parts)
+        _attribution(record, relative(results / build, base))
+        items.append(record)
     return Records(items=items)
+
+
+@dataclass(frozen=True, kw_only=True)
+class CommitReport:
+    recorded: int = 0
+    unchanged: int = 0
+    removed: list[str] = field(default_factory=list)
+    """``snippet name`` of observations dropped because no expectation asks for them."""
+
+
+def _same_observation(a: Observation, b: Observation) -> bool:
+    ignore = {"date", "run_id"}
+    return all(getattr(a, f) == getattr(b, f) for f in _OBSERVATION_FIELDS - ignore)
+
+
+def _dump_observations(items: list[Observation]) -> str:
+    return "".join(json.dumps(dataclasses.asdict(o), ensure_ascii=False, sort_keys=True) + "\n"
+                   for o in items)
+
+
+def commit_set(
+    paths: SetPaths,
+    *,
+    environment: Environment,
+    rows: list[TrialRow] | None = None,
+    observations: list[Observation] | None = None,
+    expected: set[tuple[str, str]] | None = None,
+) -> CommitReport:
+    """Merge a run's ``rows`` and ``observations`` into the set, in one atomic step.
+
+    Rows replace rows of the same (trial, threads). An observation equal to the
+    stored one keeps the stored date and run. With ``expected`` (every (snippet,
+    name) an expectation asks for), stored observations outside it are removed.
+    Environments no row or observation names any more are dropped.
+    """
+    shown = paths.folder
+    with locked(paths.folder, paths.key):
+        old_rows = (parse_rows(paths.rows.read_text(encoding="utf-8"), shown / paths.rows.name)
+                    if paths.rows.exists() else [])
+        old_obs = ([o for _, o in read_observations(paths.observations, paths.observations)]
+                   if paths.observations.exists() else [])
+        envs = (read_environments(paths.environments, paths.environments)
+                if paths.environments.exists() else {})
+        envs[environment.run_id] = environment
+        incoming = {r.key: r for r in rows or []}
+        merged_rows = [r for r in old_rows if r.key not in incoming] + list(incoming.values())
+        report = CommitReport()
+        by_key = {(o.snippet, o.name): o for o in old_obs}
+        recorded = unchanged = 0
+        for new in observations or []:
+            old = by_key.get((new.snippet, new.name))
+            if old is not None and _same_observation(old, new):
+                unchanged += 1
+                continue
+            by_key[(new.snippet, new.name)] = new
+            recorded += 1
+        removed = sorted(f"{s} {n}" for s, n in by_key if expected is not None
+                         and (s, n) not in expected)
+        kept = [o for k, o in by_key.items() if expected is None or k in expected]
+        used = {r.run_id for r in merged_rows} | {o.run_id for o in kept}
+        envs = {k: v for k, v in envs.items() if k in used}
+        texts: dict[Path, str] = {}
+        if merged_rows:
+            texts[paths.rows] = format_rows(merged_rows)
+        if kept or paths.observations.exists():
+            texts[paths.observations] = _dump_observations(kept)
+        texts[paths.environments] = json.dumps(
+            {"runs": {k: dataclasses.asdict(v) for k, v in sorted(envs.items())}},
+            indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        replace_together(paths.folder, paths.key, texts)
+    return dataclasses.replace(report, recorded=recorded + len(incoming), unchanged=unchanged,
+                               removed=removed)

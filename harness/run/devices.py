@@ -8,6 +8,7 @@ after ``hasattr`` says it is there, with the per-backend module as fallback.
 from __future__ import annotations
 
 import ctypes
+import os
 from pathlib import Path
 from typing import Any
 
@@ -126,11 +127,8 @@ def _memory_module(device_type: str) -> Any:
 def memory_method(device: Any) -> str:
     """What :func:`peak_memory` reports on ``device`` (recorded with every row)."""
     if device.type == "cpu":
-        try:
-            _CLEAR_REFS.write_text("5")
-            return CPU_MEMORY_METHOD
-        except OSError:
-            return _CPU_FALLBACK_METHOD
+        # A query, not a write: whether the reset in reset_peak_memory can work here.
+        return CPU_MEMORY_METHOD if os.access(_CLEAR_REFS, os.W_OK) else _CPU_FALLBACK_METHOD
     if device.type == "mps":
         return "torch.mps.current_allocated_memory after the run - at reset (no peak counter)"
     return "max_memory_allocated - memory_allocated at reset_peak_memory_stats (bytes)"

@@ -94,7 +94,7 @@ def describe(
         f for f in _RELEVANT_FLAGS if f in set(info.get("flags", info.get("Features", "")).split())
     )
     if device.type == "cpu":
-        peak, source = cpu_peak(threads)
+        peak, source = cpu_peak()
     else:
         peak, source = gpu_peak(name)
     return Environment(

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from harness.core.types import Environment
 
-__all__ = ["GPU_SPECS", "cpu_info", "cpu_peak", "gpu_peak", "peak_for"]
+__all__ = ["GPU_SPECS", "bounded_fraction", "cpu_info", "cpu_peak", "gpu_peak", "peak_for"]
 
 
 #: Dense (no sparsity) tensor-core/vector peaks, FLOP/s, from the vendors' datasheets.
@@ -80,27 +80,32 @@ def _flop_per_cycle(vendor: str, flags: set[str]) -> tuple[dict[str, float], str
     return per, why
 
 
-def cpu_peak(threads: int) -> tuple[dict[str, float], str]:
-    """clock × FLOP/cycle × threads, with the reasoning spelled out."""
+def cpu_peak() -> tuple[dict[str, float], str]:
+    """Per-core peak: clock × FLOP/cycle, with the reasoning spelled out.
+
+    The clock is the highest one the CPU reports (cpufreq's ``cpuinfo_max_freq``), so
+    the peak bounds every run. Where only the nominal clock is visible (a VM's
+    ``cpu MHz``), turbo may exceed it: the peak is kept as stated, and any row that
+    would exceed it reads "peak unknown" (:func:`bounded_fraction`).
+    """
     info = cpu_info()
     flags = set(info.get("flags", info.get("Features", "")).split())
     per_cycle, why = _flop_per_cycle(info.get("vendor_id", ""), flags)
     clock, clock_source = 0.0, ""
     max_freq = Path("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq")
     if max_freq.exists():
-        clock, clock_source = int(max_freq.read_text()) * 1e3, "cpufreq cpuinfo_max_freq"
+        clock = int(max_freq.read_text()) * 1e3
+        clock_source = "cpufreq cpuinfo_max_freq, an upper bound"
     elif info.get("cpu MHz"):
-        # A VM shows the nominal clock here; turbo, if any, is invisible, so a
-        # peak_fraction above 1 would mean the real clock is higher.
         clock = float(info["cpu MHz"]) * 1e6
-        clock_source = "'cpu MHz' of /proc/cpuinfo: nominal, turbo not visible"
+        clock_source = "'cpu MHz' of /proc/cpuinfo: nominal; turbo, if any, is not visible"
     if not per_cycle or not clock:
         return {}, f"no theoretical peak: {why if not per_cycle else 'clock unknown'}"
-    peak = {dtype: clock * flop * threads for dtype, flop in per_cycle.items()}
+    peak = {dtype: clock * flop for dtype, flop in per_cycle.items()}
     listed = ", ".join(f"{d} {f:g}" for d, f in sorted(per_cycle.items()))
     source = (
-        f"CPU: {clock / 1e9:.2f} GHz ({clock_source}) × FLOP/cycle/core {{{listed}}} "
-        f"({why}) × {threads} thread{'s' if threads != 1 else ''}"
+        f"CPU, per core: {clock / 1e9:.2f} GHz ({clock_source}) × FLOP/cycle {{{listed}}} "
+        f"({why}); a row's peak is this × the threads it used"
     )
     return peak, source
 
@@ -113,10 +118,17 @@ def gpu_peak(name: str) -> tuple[dict[str, float], str]:
 
 
 def peak_for(environment: Environment, dtype: str, threads: int) -> float | None:
-    """Peak for a row: CPU peaks scale with the row's threads, accelerator peaks do not."""
+    """Peak for a row: CPU peaks are per core and scale with the row's threads;
+    accelerator peaks do not."""
     peak = environment.peak.get(dtype)
     if not peak:
         return None
-    if environment.device_key == "cpu":
-        return peak / max(environment.threads, 1) * threads
-    return peak
+    return peak * threads if environment.device_key == "cpu" else peak
+
+
+def bounded_fraction(throughput: float, peak: float | None) -> float | None:
+    """``throughput / peak``, or ``None`` (peak unknown) where no peak is known or the
+    fraction would exceed 1: a theoretical peak that a run beats is no bound."""
+    if not peak or throughput > peak:
+        return None
+    return throughput / peak

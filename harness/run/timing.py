@@ -1,4 +1,5 @@
-"""Timing one trial: one :class:`~harness.model.TrialSpec` in, one CSV row out.
+"""Timing one trial: one :class:`~harness.core.types.TrialSpec` in, one
+:class:`~harness.core.rows.TrialRow` out.
 
 The phases the article «Medir PyTorch» asks to keep apart are timed apart:
 loading (building inputs or the model), the first call (which may include work
@@ -19,9 +20,10 @@ import time
 import timeit
 from typing import Any
 
-from harness.core.types import CSV_HEADER, Environment, TrialSpec
+from harness.core.rows import TrialRow
+from harness.core.types import Environment, TrialSpec
 from harness.run import devices, workloads
-from harness.run.peaks import peak_for
+from harness.run.peaks import bounded_fraction, peak_for
 from harness.sources.trials import shape_text
 
 __all__ = ["NOISY_IQR_OVER_MEDIAN", "run_trial"]
@@ -29,14 +31,6 @@ __all__ = ["NOISY_IQR_OVER_MEDIAN", "run_trial"]
 #: A row whose IQR exceeds this fraction of its median is flagged ``noisy``.
 NOISY_IQR_OVER_MEDIAN = 0.1
 _ERROR_CHARS = 300
-
-
-def _number(value: float) -> str:
-    return f"{value:.6g}"
-
-
-def _flag(value: bool) -> str:
-    return "true" if value else "false"
 
 
 def _error_text(stage: str, exc: BaseException) -> str:
@@ -69,6 +63,23 @@ def _steady(step: Any, spec: TrialSpec, synchronized: bool, min_run_time: float)
     return timer.blocked_autorange(min_run_time=min_run_time)
 
 
+def _warm_up(spec: TrialSpec, device: Any) -> None:
+    """Build and call the workload once, untimed, then free it.
+
+    One-off initialisation (thread pools, allocator arenas, kernel libraries, lazy
+    modules) would otherwise land in the first trial's load time and memory peak,
+    so a row would measure its predecessors' set-up rather than its own work.
+    """
+    try:
+        work = getattr(workloads, spec.workload)(spec=spec, device=device)
+        work.step()
+        devices.synchronize(device)
+        del work
+    except Exception:  # noqa: BLE001 - the measured pass below reports the failure
+        pass
+    _release(device)
+
+
 def run_trial(
     spec: TrialSpec,
     *,
@@ -76,74 +87,76 @@ def run_trial(
     environment: Environment,
     spec_hash: str,
     min_run_time: float,
-) -> dict[str, str]:
-    """Measure ``spec`` on ``device``; the row is keyed by :data:`CSV_HEADER`."""
+) -> TrialRow:
+    """Measure ``spec`` on ``device``; failures are a row with its ``error``."""
     import torch
 
     synchronized = bool(spec.params.get("synchronize", True))
-    row = dict.fromkeys(CSV_HEADER, "")
-    row.update(
+    fields: dict[str, Any] = dict(
         trial=spec.name,
         torch_build=environment.torch_build,
         device=environment.device_key,
         dtype=spec.dtype,
         shape=shape_text(spec.shape),
-        batch=str(spec.batch),
+        batch=spec.batch,
         task=spec.task,
-        threads=str(spec.threads),
-        tolerance=_number(spec.tolerance),
+        threads=spec.threads,
+        tolerance=spec.tolerance,
         memory_method=devices.memory_method(device),
-        synchronized=_flag(synchronized),
+        synchronized=synchronized,
         spec_sha256=spec_hash,
+        run_id=environment.run_id,
     )
     previous_threads = torch.get_num_threads()
     # Load and first call run at the trial's thread count too, not only the Timer.
     torch.set_num_threads(spec.threads)
     stage, work = "load", None
     try:
+        _warm_up(spec, device)
         baseline = devices.reset_peak_memory(device)
         start = time.perf_counter()
         work = getattr(workloads, spec.workload)(spec=spec, device=device)
         devices.synchronize(device)
-        row["load_s"] = _number(time.perf_counter() - start)
+        fields["load_s"] = time.perf_counter() - start
 
         stage = "first call"
         start = time.perf_counter()
         work.step()
         devices.synchronize(device)
-        row["first_call_s"] = _number(time.perf_counter() - start)
+        fields["first_call_s"] = time.perf_counter() - start
 
         stage = "steady state"
         measurement = _steady(work.step, spec, synchronized, min_run_time)
         devices.synchronize(device)  # drain what an unsynchronized run left queued
         median, iqr = float(measurement.median), float(measurement.iqr)
-        row.update(
-            latency=_number(median),
-            latency_iqr_s=_number(iqr),
-            iqr_over_median=_number(iqr / median),
-            noisy=_flag(iqr / median > NOISY_IQR_OVER_MEDIAN),
+        fields.update(
+            latency=median,
+            latency_iqr_s=iqr,
+            iqr_over_median=iqr / median,
+            noisy=iqr / median > NOISY_IQR_OVER_MEDIAN,
             # repeats counts the timed blocks behind the median and IQR (each block
             # runs number_per_run calls; the statistics are over blocks).
-            repeats=str(len(measurement.times)),
+            repeats=len(measurement.times),
+            samples_s=tuple(float(t) for t in measurement.times),
+            number_per_run=int(measurement.number_per_run),
         )
-        row["memory"] = str(devices.peak_memory(device, baseline))
+        fields["memory"] = devices.peak_memory(device, baseline)
         if work.flops:
             throughput = work.flops / median
-            row.update(throughput=_number(throughput), throughput_unit="FLOP/s")
-            peak = peak_for(environment, spec.dtype, spec.threads)
-            row["peak_fraction"] = _number(throughput / peak) if peak else ""
+            fields.update(throughput=throughput, throughput_unit="FLOP/s")
+            fields["peak_fraction"] = bounded_fraction(
+                throughput, peak_for(environment, spec.dtype, spec.threads))
         elif work.items:
-            row.update(throughput=_number(work.items / median), throughput_unit="items/s")
+            fields.update(throughput=work.items / median, throughput_unit=work.items_unit)
 
         stage = "quality"
         error = work.error()
-        row.update(quality_error=_number(error), quality_pass=_flag(error <= spec.tolerance))
+        fields.update(quality_error=error, quality_pass=error <= spec.tolerance)
     except Exception as exc:  # noqa: BLE001 - every failure becomes the row's error
-        row["error"] = _error_text(stage, exc)
-        if not row["quality_pass"]:
-            row["quality_pass"] = "false"
+        fields["error"] = _error_text(stage, exc)
+        fields["quality_pass"] = False
     finally:
         torch.set_num_threads(previous_threads)
         del work
         _release(device)
-    return row
+    return TrialRow(**fields)

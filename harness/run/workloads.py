@@ -39,7 +39,9 @@ class Work:
     flops: float = 0.0
     """Floating-point operations per call; 0 when the work is not compute-bound."""
     items: int = 0
-    """Items (samples) completed per call, for items/s."""
+    """Items completed per call (samples, or calls for autograd), for the throughput."""
+    items_unit: str = "samples/s"
+    """What ``items`` counts per second: ``samples/s`` or ``calls/s``."""
 
 
 def _dtype(name: str) -> Any:
@@ -196,7 +198,7 @@ def autograd_grad(*, spec: TrialSpec, device: Any) -> Work:
         gradient = torch.autograd.grad((x * x).sum(), x)[0]
         return _gradient_error(gradient, x, spec.reference_dtype)
 
-    return Work(step=step, error=error, items=1)
+    return Work(step=step, error=error, items=1, items_unit="calls/s")
 
 
 def autograd_backward(*, spec: TrialSpec, device: Any) -> Work:
@@ -214,4 +216,4 @@ def autograd_backward(*, spec: TrialSpec, device: Any) -> Work:
         (x * x).sum().backward()
         return _gradient_error(x.grad, x, spec.reference_dtype)
 
-    return Work(step=step, error=error, items=1)
+    return Work(step=step, error=error, items=1, items_unit="calls/s")

@@ -13,12 +13,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.core.errors import HarnessError, Location, suggest
+from harness.core.errors import HarnessError, Location
 
 __all__ = [
     "Include",
     "Marker",
-    "check_marker",
     "find_includes",
     "find_markers",
     "parse_marker_args",
@@ -134,18 +133,3 @@ def find_markers(text: str, path: Path) -> list[Marker]:
             )
         )
     return markers
-
-
-def check_marker(kind: str, args: dict[str, str], vocabulary: dict[str, frozenset[str]],
-                 where: object) -> None:
-    """An unknown marker or argument fails naming ``where`` and the valid choices."""
-    if kind not in vocabulary:
-        raise HarnessError(
-            f"{where}: unknown marker 'harness:{kind}'.{suggest(kind, set(vocabulary))}"
-        )
-    allowed = vocabulary[kind]
-    for key in args:
-        if key not in allowed:
-            raise HarnessError(
-                f"{where}: unknown argument {key!r} for harness:{kind}.{suggest(key, set(allowed))}"
-            )

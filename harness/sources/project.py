@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.core.errors import relative
-from harness.core.types import Expectation, Snippet
+from harness.core.types import Expectation, Snippet, Unchecked
 from harness.sources.pages import Include, find_includes
 from harness.sources.snippets import find_snippets, load_expectations, snippet_for_id
 
-__all__ = ["Project", "page_includes"]
+__all__ = ["Project", "page_includes", "resolve_includes"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -23,15 +23,23 @@ class Project:
     root: Path
     snippets: dict[str, Snippet]
     expectations: dict[str, list[Expectation]]
+    unchecked: dict[str, Unchecked]
+    """Snippets declared to have nothing to derive, with the reason."""
 
     @classmethod
     def load(cls, root: Path) -> Project:
         snippets = find_snippets(root / "snippets")
-        return cls(
-            root=root,
-            snippets=snippets,
-            expectations=load_expectations(root / "snippets", snippets, root=root),
-        )
+        expectations, unchecked = load_expectations(root / "snippets", snippets, root=root)
+        return cls(root=root, snippets=snippets, expectations=expectations, unchecked=unchecked)
+
+    def spanish_pages(self) -> list[Path]:
+        """The pages whose examples run (English twins include the same snippets)."""
+        return [p for p in sorted((self.root / "docs").glob("*.md"))
+                if not p.name.endswith(".en.md")]
+
+    def expected_keys(self) -> set[tuple[str, str]]:
+        """Every (snippet, name) an expectation asks for: what records may hold."""
+        return {(e.snippet, e.name) for items in self.expectations.values() for e in items}
 
     def shown(self, path: Path) -> Path:
         return relative(path, self.root)
@@ -39,9 +47,13 @@ class Project:
 
 def page_includes(project: Project, page: Path) -> list[tuple[Include, Snippet]]:
     """A page's snippet includes in order, each resolved or failing with page:line."""
-    text = page.read_text(encoding="utf-8")
+    return resolve_includes(project, page.read_text(encoding="utf-8"), project.shown(page))
+
+
+def resolve_includes(project: Project, text: str, shown: Path) -> list[tuple[Include, Snippet]]:
+    """The includes of a page's ``text``, each resolved or failing with page:line."""
     found = []
-    for include in find_includes(text, project.shown(page)):
+    for include in find_includes(text, shown):
         snippet = snippet_for_id(project.snippets, include.snippet_id, f"{include.location}")
         found.append((include, snippet))
     return found

@@ -8,6 +8,7 @@ stay outside the code a reader copies.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import re
 import tomllib
@@ -15,9 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import HarnessError, Location, relative, suggest
-from harness.core.types import Expectation, Snippet
+from harness.core.types import Expectation, Snippet, Unchecked
 
 __all__ = [
+    "assignment_line",
+    "defined_names",
     "EXPECTATIONS_FILE",
     "EXPECT_KEYS",
     "SNIPPET_SUFFIXES",
@@ -37,6 +40,14 @@ EXPECT_KEYS = {
     "derivation_en": "the same derivation in English",
     "rtol": "relative tolerance (default: by the observed dtype)",
     "atol": "absolute tolerance (default: by the observed dtype)",
+    "raises": "for a caught exception the snippet binds: its type name (instead of value)",
+    "message": "with raises: a stable substring of the exception's message",
+    "known_failure": "why this expectation is known not to hold (the page shows it)",
+}
+UNCHECKED_KEYS = {
+    "snippet": "the snippet's file name without suffix (required)",
+    "reason": "why there is nothing to derive by hand, in Spanish (required)",
+    "reason_en": "the same reason in English",
 }
 _NAME = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 
@@ -68,13 +79,26 @@ def snippet_for_id(snippets: dict[str, Snippet], snippet_id: str, where: str) ->
         ) from None
 
 
-def _table_lines(text: str) -> list[int]:
-    """1-based line of each ``[[expect]]`` header, in order."""
+def _table_lines(text: str, table: str) -> list[int]:
+    """1-based line of each ``[[table]]`` header, in order."""
     return [
         number
         for number, line in enumerate(text.splitlines(), start=1)
-        if line.strip().startswith("[[expect]]")
+        if line.strip().startswith(f"[[{table}]]")
     ]
+
+
+def _unchecked(raw: dict[str, Any], page: str, where: Location) -> Unchecked:
+    unknown = set(raw) - set(UNCHECKED_KEYS)
+    if unknown:
+        key = sorted(unknown)[0]
+        raise HarnessError(
+            f"{where}: unknown key {key!r} in [[unchecked]].{suggest(key, UNCHECKED_KEYS)}")
+    for key in ("snippet", "reason"):
+        if not isinstance(raw.get(key), str) or not raw[key].strip():
+            raise HarnessError(f"{where}: [[unchecked]] needs {key!r}: {UNCHECKED_KEYS[key]}.")
+    return Unchecked(snippet=f"{page}/{raw['snippet']}", reason=raw["reason"].strip(),
+                     reason_en=str(raw.get("reason_en", "")).strip(), location=where)
 
 
 def _expectation(raw: dict[str, Any], page: str, where: Location) -> Expectation:
@@ -87,11 +111,17 @@ def _expectation(raw: dict[str, Any], page: str, where: Location) -> Expectation
     for key in ("snippet", "name", "derivation"):
         if not isinstance(raw.get(key), str) or not raw[key].strip():
             raise HarnessError(f"{where}: [[expect]] needs {key!r}: {EXPECT_KEYS[key]}.")
-    if ("value" in raw) == bool(raw.get("none")):
+    forms = [k for k in ("value", "raises") if k in raw] + (["none"] if raw.get("none") else [])
+    if len(forms) != 1:
         raise HarnessError(
             f"{where}: [[expect]] for {raw['name']!r} needs exactly one of "
-            "'value' or 'none = true'."
+            "'value', 'none = true' or 'raises = \"ExceptionType\"'."
         )
+    if "message" in raw and "raises" not in raw:
+        raise HarnessError(f"{where}: 'message' goes with 'raises'; {EXPECT_KEYS['message']}.")
+    for key in ("raises", "message", "known_failure", "derivation_en"):
+        if key in raw and not (isinstance(raw[key], str) and raw[key].strip()):
+            raise HarnessError(f"{where}: {key!r} must be non-empty text: {EXPECT_KEYS[key]}.")
     if not _NAME.match(raw["name"]):
         raise HarnessError(
             f"{where}: name {raw['name']!r} is not a Python name with optional attributes "
@@ -103,21 +133,26 @@ def _expectation(raw: dict[str, Any], page: str, where: Location) -> Expectation
     return Expectation(
         snippet=f"{page}/{raw['snippet']}",
         name=raw["name"],
-        value=None if raw.get("none") else raw["value"],
+        value=raw.get("value"),
         derivation=raw["derivation"].strip(),
         derivation_en=raw.get("derivation_en", "").strip(),
         rtol=raw.get("rtol"),
         atol=raw.get("atol"),
+        raises=raw.get("raises", ""),
+        message=raw.get("message", ""),
+        known_failure=raw.get("known_failure", "").strip(),
         location=where,
     )
 
 
 def load_expectations(
     snippets_dir: Path, snippets: dict[str, Snippet], *, root: Path | None = None
-) -> dict[str, list[Expectation]]:
-    """Every page's expectations, keyed by snippet id, validated against ``snippets``."""
+) -> tuple[dict[str, list[Expectation]], dict[str, Unchecked]]:
+    """Every page's expectations keyed by snippet id, and the snippets declared
+    unchecked, validated against ``snippets``."""
     root = root or snippets_dir.parent
     result: dict[str, list[Expectation]] = {}
+    unchecked: dict[str, Unchecked] = {}
     for path in sorted(snippets_dir.glob(f"*/{EXPECTATIONS_FILE}")):
         shown = relative(path, root)
         text = path.read_text(encoding="utf-8")
@@ -125,17 +160,71 @@ def load_expectations(
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise HarnessError(f"{shown}: malformed TOML: {exc}") from None
-        extra = set(data) - {"expect"}
+        extra = set(data) - {"expect", "unchecked"}
         if extra:
             raise HarnessError(
                 f"{shown}:1: unknown top-level key {sorted(extra)[0]!r}; "
-                "only [[expect]] tables are allowed."
+                "only [[expect]] and [[unchecked]] tables are allowed."
             )
-        lines = _table_lines(text)
         page = path.parent.name
+        lines = _table_lines(text, "expect")
         for index, raw in enumerate(data.get("expect", [])):
             where = Location(path=shown, line=lines[index] if index < len(lines) else 1)
             expectation = _expectation(raw, page, where)
             snippet_for_id(snippets, expectation.snippet, str(where))
             result.setdefault(expectation.snippet, []).append(expectation)
-    return result
+        lines = _table_lines(text, "unchecked")
+        for index, raw in enumerate(data.get("unchecked", [])):
+            where = Location(path=shown, line=lines[index] if index < len(lines) else 1)
+            entry = _unchecked(raw, page, where)
+            snippet_for_id(snippets, entry.snippet, str(where))
+            if entry.snippet in unchecked or entry.snippet in result:
+                raise HarnessError(
+                    f"{where}: {entry.snippet!r} is declared unchecked but also has "
+                    "expectations (or a second [[unchecked]]); keep one"
+                )
+            unchecked[entry.snippet] = entry
+    return result, unchecked
+
+
+def _bound(target: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+
+
+def defined_names(source: str) -> set[str]:
+    """Names a snippet binds at module level: assignments, imports, definitions,
+    loop and ``with`` targets, also inside module-level if/try/for/with blocks.
+    (``except ... as e`` is left out: Python deletes that name after the block.)"""
+    names: set[str] = set()
+    pending: list[ast.stmt] = list(ast.parse(source).body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                names |= _bound(target)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            names |= _bound(node.target)
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            names |= _bound(node.target)
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            names |= {n for item in node.items if item.optional_vars
+                      for n in _bound(item.optional_vars)}
+        for field in ("body", "orelse", "finalbody"):
+            pending += getattr(node, field, [])
+        pending += [stmt for handler in getattr(node, "handlers", []) for stmt in handler.body]
+    return names
+
+
+def assignment_line(source: str, dotted: str) -> int | None:
+    """Last line of ``source`` that binds the root of ``dotted`` (for failure messages)."""
+    root = dotted.split(".")[0]
+    line: int | None = None
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Name) and node.id == root and isinstance(node.ctx, ast.Store):
+            line = max(line or 0, node.lineno)
+    return line

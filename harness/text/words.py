@@ -98,6 +98,10 @@ WORDS: dict[str, dict[str, str]] = {
         "stale_note": "El fragmento cambió después del registro; vuelve a registrar.",
         "snippet": "fragmento",
         "observed_on": "observado el",
+        "notebook_links": "[:material-notebook: Abrir el cuaderno]({page}){{ .md-button }} "
+        '<a class="md-button" href="../{folder}/{stem}/{name}" download>Descargar .ipynb</a>',
+        "unchecked_title": "Sin expectativa analítica",
+        "known_failure": "fallo conocido",
     },
     "en": {
         "missing": "no measurement",
@@ -186,6 +190,10 @@ WORDS: dict[str, dict[str, str]] = {
         "stale_note": "The snippet changed after it was recorded; record again.",
         "snippet": "snippet",
         "observed_on": "observed on",
+        "notebook_links": "[:material-notebook: Open the notebook]({page}){{ .md-button }} "
+        '<a class="md-button" href="../{folder}/{stem}/{name}" download>Download .ipynb</a>',
+        "unchecked_title": "No analytic expectation",
+        "known_failure": "known failure",
     },
 }
 

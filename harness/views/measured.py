@@ -11,17 +11,16 @@ taken from a record passes through :func:`harness.render.cell` (tables) or
 
 from __future__ import annotations
 
-import csv
 import dataclasses
-import io
 import re
 from collections.abc import Callable
 from html import escape
 
-from harness.core.errors import HarnessError, suggest
-from harness.core.types import ARTICLE_COLUMNS, TrialSpec
+from harness.core.errors import HarnessError
+from harness.core.rows import ARTICLE_COLUMNS
+from harness.core.types import TrialSpec
+from harness.records.rows import format_rows
 from harness.records.store import Records
-from harness.sources.pages import check_marker
 from harness.sources.trials import workload_sources
 from harness.text.markdown import cell
 from harness.text.numbers import (
@@ -32,8 +31,8 @@ from harness.text.numbers import (
     si_scale,
     throughput_text,
 )
-from harness.text.words import LANGS, word
-from harness.views.measured_context import Context, number, row_environment
+from harness.text.words import word
+from harness.views.measured_context import Context, row_environment
 from harness.views.measured_tables import (
     compare_versions,
     device_types_for,
@@ -42,61 +41,18 @@ from harness.views.measured_tables import (
 )
 from harness.views.svg import Point, Series, svg_chart
 
-__all__ = ["MEASURED_MARKERS", "check_rows", "render_measured"]
-
-#: Marker kind → the argument names it takes (all required).
-MEASURED_MARKERS: dict[str, frozenset[str]] = {
-    "measurements": frozenset({"group"}),
-    "plot": frozenset({"group", "y"}),
-    "compare-versions": frozenset({"group"}),
-    "csv-row": frozenset({"trial"}),
-    "environment": frozenset(),
-}
-_PLOT_Y = ("latency", "throughput")
-
-
-def _validate(kind: str, args: dict[str, str], specs: dict[str, TrialSpec], where: str) -> None:
-    check_marker(kind, args, MEASURED_MARKERS, where)
-    allowed = MEASURED_MARKERS[kind]
-    for key in sorted(allowed - set(args)):
-        raise HarnessError(f'{where}: harness:{kind} needs {key}="...".')
-    groups = {s.group for s in specs.values()}
-    if "group" in args and args["group"] not in groups:
-        raise HarnessError(
-            f"{where}: unknown group {args['group']!r}.{suggest(args['group'], groups)}"
-        )
-    if "trial" in args and args["trial"] not in specs:
-        raise HarnessError(
-            f"{where}: unknown trial {args['trial']!r}.{suggest(args['trial'], set(specs))}"
-        )
-    if "y" in args and args["y"] not in _PLOT_Y:
-        raise HarnessError(f"{where}: unknown y {args['y']!r}.{suggest(args['y'], set(_PLOT_Y))}")
-
-
-def check_rows(records: Records, specs: dict[str, TrialSpec]) -> None:
-    """Every record row names a declared trial (a view looks its spec up by name)."""
-    for record in records.items:
-        for row in record.rows:
-            if row["trial"] not in specs:
-                raise HarnessError(
-                    f"{row.location}: record names unknown trial {row['trial']!r} (not in "
-                    f"harness/trials.toml).{suggest(row['trial'], set(specs))}"
-                )
-
+__all__ = ["render_measured"]
 
 def _csv_row(context: Context, trial: str) -> str:
-    found = [(r, row) for r in context.records.items for row in r.rows if row["trial"] == trial]
+    found = [(r, row) for r in context.records.items for row in r.rows if row.trial == trial]
     # The newest build first; on it, the CPU record first, since every site has one.
     builds = context.records.builds
     found.sort(key=lambda item: (-builds.index(item[0].torch_build), item[0].device_type != "cpu"))
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(ARTICLE_COLUMNS)
     if not found:
-        return f"```csv\n{out.getvalue()}```\n\n*{word(context.lang, 'missing')}*\n"
+        header = ",".join(ARTICLE_COLUMNS)
+        return f"```csv\n{header}\n```\n\n*{word(context.lang, 'missing')}*\n"
     record, row = found[0]
-    writer.writerow([row[c] for c in ARTICLE_COLUMNS])
-    body = out.getvalue()
+    body = format_rows([row], columns=ARTICLE_COLUMNS)
     fence = "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", body)), default=0))
     stale = context.stale_note(row)
     where = f"{word(context.lang, 'row_of')} {cell(row.location)}"
@@ -120,10 +76,10 @@ def _plot_series(
     skipped, units = 0, []
     for record in context.records.items:
         for row in context.group_rows(record, group):
-            if row["error"] or not row["latency"]:
+            if row.error or not row.latency:
                 skipped += 1
                 continue
-            spec = specs[row["trial"]]
+            spec = specs[row.trial]
             context.is_stale(row)
             # A series is one curve: same work, dtype, build and device across x.
             work = spec.workload if shared_task else ""
@@ -138,15 +94,15 @@ def _plot_series(
                 p for p in (word(lang, spec.task), work, key[2], f"torch {key[3]}", key[4]) if p
             )
             one = series.setdefault(key, Series(label=label, dash=builds.index(record.torch_build)))
-            value = number(row, "latency") if y == "latency" else number(row, "throughput")
+            value = row.latency if y == "latency" else row.throughput
             if y == "throughput":
-                units.append(row["throughput_unit"])
+                units.append(row.throughput_unit)
             x = float(spec.batch if x_is_batch else (spec.shape or (1,))[0])
-            failing = row["quality_pass"] != "true"
+            failing = not row.quality_pass
             shown = (
                 latency_text(value, lang)
                 if y == "latency"
-                else throughput_text(value, row["throughput_unit"], lang)
+                else throughput_text(value, row.throughput_unit, lang)
             )
             note = f"{spec.name}: {shown}" + (f" ({word(lang, 'fails')})" if failing else "")
             one.points.append(Point(x=x, y=value, hollow=failing, note=note))
@@ -218,14 +174,11 @@ def render_measured(
     where: str,
     sources: dict[str, str] | None = None,
 ) -> tuple[str, list[str]]:
-    """The Markdown for one marker, and one message per stale row it shows.
+    """The Markdown for one marker (validated by :mod:`harness.views.markers`), and one
+    message per stale row it shows.
 
     ``sources`` (:func:`~harness.trials.workload_sources`) lets a caller that renders
     many markers read the workloads once; by default they are read here."""
-    if lang not in LANGS:
-        raise HarnessError(f"{where}: unknown language {lang!r}.{suggest(lang, set(LANGS))}")
-    _validate(kind, args, specs, where)
-    check_rows(records, specs)
     sources = workload_sources() if sources is None else sources
     context = Context(records=records, specs=specs, lang=lang, sources=sources)
     if kind == "measurements":

@@ -7,25 +7,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from harness.core.errors import HarnessError
-from harness.core.types import Row, TrialSpec
+from harness.core.rows import TrialRow
+from harness.core.types import TrialSpec
 from harness.records.store import DeviceRecord, Records
 from harness.sources.trials import shape_text, spec_sha256
 from harness.text.markdown import cell
 from harness.text.numbers import bytes_text, latency_text, percent_text, scientific, throughput_text
 from harness.text.words import word
 
-__all__ = ["Context", "number", "row_cells", "row_environment"]
-
-def number(row: Row, column: str) -> float:
-    """A numeric cell of a record, or an error naming the record's file and line."""
-    try:
-        return float(row[column])
-    except ValueError:
-        raise HarnessError(
-            f"{row.location}: column {column!r} holds {row[column]!r}, not a number"
-        ) from None
-
+__all__ = ["Context", "row_cells", "row_environment"]
 
 @dataclass(frozen=True, kw_only=True)
 class Context:
@@ -39,28 +29,28 @@ class Context:
     stale: dict[str, None] = field(default_factory=dict)
     """Stale messages in the order met (a dict keeps order and drops repeats)."""
 
-    def is_stale(self, row: Row) -> bool:
-        spec = self.specs[row["trial"]]
+    def is_stale(self, row: TrialRow) -> bool:
+        spec = self.specs[row.trial]
         current = spec_sha256(spec, sources=self.sources)
-        if row["spec_sha256"] == current:
+        if row.spec_sha256 == current:
             return False
         self.stale[
-            f"{row.location}: row of trial {row['trial']!r} was recorded for another definition "
-            f"of the trial (spec_sha256 {row['spec_sha256'][:12] or '(empty)'}, "
+            f"{row.location}: row of trial {row.trial!r} was recorded for another definition "
+            f"of the trial (spec_sha256 {row.spec_sha256[:12] or '(empty)'}, "
             f"now {current[:12]}; "
             f"see {spec.location} and harness/run/workloads.py); run `python -m harness record "
-            f"--device {row['device'].split('-', 1)[0]} --trials {row['trial']}`"
+            f"--device {row.device.split('-', 1)[0]} --trials {row.trial}`"
         ] = None
         return True
 
-    def stale_note(self, row: Row) -> str:
+    def stale_note(self, row: TrialRow) -> str:
         return f"**{word(self.lang, 'stale')}** · " if self.is_stale(row) else ""
 
     def stale_messages(self) -> list[str]:
         return list(self.stale)
 
-    def group_rows(self, record: DeviceRecord, group: str) -> list[Row]:
-        return [r for r in record.rows if self.specs[r["trial"]].group == group]
+    def group_rows(self, record: DeviceRecord, group: str) -> list[TrialRow]:
+        return [r for r in record.rows if self.specs[r.trial].group == group]
 
     def environments_for(self, group: str) -> list[str]:
         return [
@@ -70,14 +60,14 @@ class Context:
         ]
 
 
-def row_environment(record: DeviceRecord, rows: list[Row], lang: str, *, html: bool = False) -> str:
+def row_environment(record: DeviceRecord, rows: list[TrialRow], lang: str, *, html: bool = False) -> str:
     """Short environment: device, threads, torch build, date (and memory method)."""
     env = record.environment
-    threads = sorted({int(number(r, "threads")) for r in rows}) or [env.threads if env else 1]
+    threads = sorted({int(r.threads) for r in rows}) or [env.threads if env else 1]
     threads_word = word(lang, "thread") if threads == [1] else word(lang, "threads_word")
     name = (env.device_name if env else "") or record.device_key
     date = env.date[:10] if env else ""
-    methods = sorted({r["memory_method"] for r in rows if r["memory_method"]})
+    methods = sorted({r.memory_method for r in rows if r.memory_method})
     parts = [name, f"{'/'.join(map(str, threads))} {threads_word}", f"torch {record.torch_build}",
              date]
     if methods:
@@ -86,7 +76,7 @@ def row_environment(record: DeviceRecord, rows: list[Row], lang: str, *, html: b
     return text if html else cell(text)
 
 
-def row_cells(context: Context, row: Row | None, spec: TrialSpec) -> list[str]:
+def row_cells(context: Context, row: TrialRow | None, spec: TrialSpec) -> list[str]:
     """The measurement-table cells of ``spec``'s row (or of its absence)."""
     lang = context.lang
     head = [
@@ -100,33 +90,33 @@ def row_cells(context: Context, row: Row | None, spec: TrialSpec) -> list[str]:
     if row is None:
         return head + [f"*{word(lang, 'missing')}*"] + ["—"] * 6
     # What was measured is what the row says; a stale row may differ from the spec.
-    head[2:] = [cell(row[c]) for c in ("dtype", "shape", "batch", "threads")]
+    head[2:] = [cell(getattr(row, c)) for c in ("dtype", "shape", "batch", "threads")]
     head[0] = context.stale_note(row) + head[0]
-    synchronized = word(lang, "yes" if row["synchronized"] == "true" else "no")
-    if row["error"] and not row["latency"]:
-        failed = f"{word(lang, 'error')}: {cell(row['error'])}"
+    synchronized = word(lang, "yes" if row.synchronized else "no")
+    if row.error and not row.latency:
+        failed = f"{word(lang, 'error')}: {cell(row.error)}"
         return head + [failed, "—", "—", "—", word(lang, "error"), "—", synchronized]
-    median = number(row, "latency")
-    latency = f"{latency_text(median, lang)} · {percent_text(number(row, 'iqr_over_median'), lang)}"
-    if row["noisy"] == "true":
+    median = row.latency
+    latency = f"{latency_text(median, lang)} · {percent_text(row.iqr_over_median, lang)}"
+    if row.noisy:
         latency += f" {word(lang, 'noisy')}"
-    failing = row["quality_pass"] != "true"
+    failing = not row.quality_pass
     throughput = "—"
-    if row["throughput"]:
-        throughput = throughput_text(number(row, "throughput"), row["throughput_unit"], lang)
+    if row.throughput:
+        throughput = throughput_text(row.throughput, row.throughput_unit, lang)
         throughput = f"✗ {throughput}" if failing else throughput
-    peak = percent_text(number(row, "peak_fraction"), lang) if row["peak_fraction"] else "—"
-    memory = bytes_text(number(row, "memory"), lang) if row["memory"] else "—"
-    if row["error"]:
-        quality = f"{word(lang, 'error')}: {cell(row['error'])}"
+    peak = percent_text(row.peak_fraction, lang) if row.peak_fraction else "—"
+    memory = bytes_text(row.memory, lang) if row.memory else "—"
+    if row.error:
+        quality = f"{word(lang, 'error')}: {cell(row.error)}"
     else:
-        error, tolerance = number(row, "quality_error"), number(row, "tolerance")
+        error, tolerance = row.quality_error, row.tolerance
         sign = "≤" if not failing else ">"
         verdict = word(lang, "fails" if failing else "passes")
         quality = (
             f"{verdict} (error {scientific(error, lang)} {sign} {scientific(tolerance, lang)})"
         )
     phases = " / ".join(
-        latency_text(number(row, c), lang) if row[c] else "—" for c in ("load_s", "first_call_s")
+        latency_text(t, lang) if t is not None else "—" for t in (row.load_s, row.first_call_s)
     )
     return head + [latency, throughput, peak, memory, quality, phases, synchronized]

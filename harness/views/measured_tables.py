@@ -5,13 +5,14 @@ environment. No torch import; every record text goes through ``cell``.
 
 from __future__ import annotations
 
-from harness.core.types import DEVICE_TYPES, Row, TrialSpec
+from harness.core.rows import TrialRow
+from harness.core.types import DEVICE_TYPES, TrialSpec
 from harness.records.store import DeviceRecord
 from harness.sources.trials import shape_text
 from harness.text.markdown import cell
 from harness.text.numbers import decimal, throughput_text
 from harness.text.words import word
-from harness.views.measured_context import Context, number, row_cells, row_environment
+from harness.views.measured_context import Context, row_cells, row_environment
 
 __all__ = ["compare_versions", "device_types_for", "environment_table", "measurements"]
 
@@ -60,7 +61,7 @@ def _specs(context: Context, group: str, device_type: str) -> list[TrialSpec]:
 
 
 def _record_table(context: Context, record: DeviceRecord, specs: list[TrialSpec]) -> str:
-    rows = {r["trial"]: r for r in record.rows}
+    rows = {r.trial: r for r in record.rows}
     shown = [rows[s.name] for s in specs if s.name in rows]
     caption = (
         f"*{word(context.lang, 'environment')}: {row_environment(record, shown, context.lang)}*\n\n"
@@ -87,13 +88,13 @@ def measurements(context: Context, group: str, device_types: list[str]) -> str:
     return "\n".join(parts)
 
 
-def _ratio(context: Context, row: Row, base: Row, record: DeviceRecord, first: DeviceRecord) -> str:
+def _ratio(context: Context, row: TrialRow, base: TrialRow, record: DeviceRecord, first: DeviceRecord) -> str:
     """Latency ratio, or why none is given: only passing, fresh rows on the same hardware."""
     lang = context.lang
     for one in (row, base):
-        if one["error"]:
+        if one.error:
             return f"— ({word(lang, 'reason_error')})"
-        if one["quality_pass"] != "true":
+        if not one.quality_pass:
             return f"— ({word(lang, 'reason_quality')})"
         if context.is_stale(one):
             return f"— ({word(lang, 'stale')})"
@@ -104,14 +105,14 @@ def _ratio(context: Context, row: Row, base: Row, record: DeviceRecord, first: D
     )
     if not same:
         return f"— ({word(lang, 'reason_other_device')})"
-    return f"{decimal(number(row, 'latency') / number(base, 'latency'), lang)}×"
+    return f"{decimal(row.latency / base.latency, lang)}×"
 
 
 def _version_rows(
     context: Context, spec: TrialSpec, by_build: dict[str, DeviceRecord]
 ) -> list[list[str]]:
     lang = context.lang
-    found = {b: {r["trial"]: r for r in rec.rows}.get(spec.name) for b, rec in by_build.items()}
+    found = {b: {r.trial: r for r in rec.rows}.get(spec.name) for b, rec in by_build.items()}
     present = [b for b in context.records.builds if found.get(b) is not None]
     base_build = present[0] if present else ""
     out: list[list[str]] = []
@@ -131,11 +132,11 @@ def _version_rows(
         cells = row_cells(context, row, spec)
         head[:5] = cells[0:1] + cells[2:6]  # what the row measured, stale mark included
         throughput = (
-            throughput_text(number(row, "throughput"), row["throughput_unit"], lang)
-            if row["throughput"] and not row["error"]
+            throughput_text(row.throughput, row.throughput_unit, lang)
+            if row.throughput and not row.error
             else "—"
         )
-        latency = cells[6] if not row["error"] else f"{word(lang, 'error')}: {cell(row['error'])}"
+        latency = cells[6] if not row.error else f"{word(lang, 'error')}: {cell(row.error)}"
         base = found.get(base_build)
         ratio = (
             _ratio(context, row, base, by_build[build], by_build[base_build])

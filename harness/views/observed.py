@@ -7,17 +7,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from harness.core.compare import compare, format_value
-from harness.core.types import Expectation, Observation, Snippet
+from harness.core.types import Expectation, Observation, Snippet, Unchecked
 from harness.records.store import DeviceRecord
 from harness.text.markdown import cell, code
 from harness.text.numbers import scientific
 from harness.text.words import word
 
-__all__ = [
-    "ObservedBlock",
-    "environment_line",
-    "render_observed",
-]
+__all__ = ["ObservedBlock", "environment_line", "render_observed", "render_unchecked"]
 
 def environment_line(record: DeviceRecord, lang: str, *, date: str = "") -> str:
     """torch build, device, threads and date (``date`` overrides the record's own)."""
@@ -140,3 +136,9 @@ def _tolerance_note(expectation: Expectation, lang: str) -> str:
                 for name, value in (("rtol", expectation.rtol), ("atol", expectation.atol))
                 if value is not None]
     return f" ({word(lang, 'tolerance')}: {', '.join(declared)})" if declared else ""
+
+
+def render_unchecked(entry: Unchecked, lang: str) -> str:
+    """The block for a snippet declared to have nothing to derive: the reason, shown."""
+    reason = entry.reason_en if lang == "en" and entry.reason_en else entry.reason
+    return f'!!! note harness-observed "{word(lang, "unchecked_title")}"\n\n    {cell(reason)}\n'

@@ -1,10 +1,24 @@
+import ast
 import inspect
+import textwrap
 
 import torch
 
-grad_source = inspect.getsource(torch.autograd.grad)
-backward_source = inspect.getsource(torch.autograd.backward)
-grad_passes_false = "accumulate_grad=False" in grad_source
-backward_passes_true = "accumulate_grad=True" in backward_source
+
+def passes_accumulate_grad(function, expected):
+    """Whether a call in ``function``'s source passes ``accumulate_grad=<expected>``."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    return any(
+        keyword.arg == "accumulate_grad"
+        and isinstance(keyword.value, ast.Constant)
+        and keyword.value.value is expected
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        for keyword in node.keywords
+    )
+
+
+grad_passes_false = passes_accumulate_grad(torch.autograd.grad, False)
+backward_passes_true = passes_accumulate_grad(torch.autograd.backward, True)
 version = torch.__version__
 print(version, grad_passes_false, backward_passes_true)

@@ -9,6 +9,7 @@ shape = list(values.shape)
 elements = values.numel()
 dtype = values.dtype
 device = values.device
+is_leaf = values.is_leaf
 requires_grad = values.requires_grad
 integer_dtype = torch.tensor([1, 2]).dtype
-print(shape, elements, dtype, device, requires_grad, integer_dtype)
+print(shape, elements, dtype, device, is_leaf, requires_grad, integer_dtype)

@@ -16,5 +16,6 @@ restored = torch.nn.Linear(IN_FEATURES, OUT_FEATURES)
 restored.load_state_dict(state)
 entries = len(state)
 weight_shape = state["weight"].shape
+new_memory = state["weight"].data_ptr() != model.weight.data_ptr()
 same_weights = torch.equal(restored.weight, model.weight) and torch.equal(restored.bias, model.bias)
-print(sorted(state), weight_shape, same_weights)
+print(sorted(state), weight_shape, new_memory, same_weights)

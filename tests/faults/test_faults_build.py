@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -47,7 +48,202 @@ def test_stale_record_typed_figure_and_markup_in_records_in_one_build(project: P
     assert "desactualizado" in stale_page
 
 
-FAULTS = ["corrupt", "missing-column", "unknown-device", "unknown-snippet", "missing-include"]
+def _csv(project: Path) -> Path:
+    return record_files(project, ".csv")[0]
+
+
+def _jsonl(project: Path) -> Path:
+    return record_files(project, ".examples.jsonl")[0]
+
+
+def _shown(project: Path, path: Path) -> str:
+    return re.escape(str(path.relative_to(project)))
+
+
+def _cell(project: Path, column: str, value: str) -> str:
+    """Put ``value`` in ``column`` of the first row of the first CPU record."""
+    csv = _csv(project)
+    header, first, *rest = csv.read_text().splitlines()
+    cells = first.split(",")
+    cells[header.split(",").index(column)] = value
+    csv.write_text("\n".join([header, ",".join(cells), *rest]) + "\n")
+    return rf"{_shown(project, csv)}:2: column '{column}' holds '{re.escape(value)}'"
+
+
+def _json_line(project: Path, index: int, **changes: object) -> tuple[Path, int]:
+    jsonl = _jsonl(project)
+    lines = jsonl.read_text().splitlines()
+    data = json.loads(lines[index])
+    data.update(changes)
+    lines[index] = json.dumps(data, ensure_ascii=False)
+    jsonl.write_text("\n".join(lines) + "\n")
+    return jsonl, index + 1
+
+
+def _page(project: Path, text: str, page: str = "docs/elegir-pytorch.md") -> int:
+    heading = "## Sources\n" if page.endswith(".en.md") else "## Fuentes\n"
+    return inject(project / page, heading, text + "\n" + heading)
+
+
+def _corrupt(project: Path) -> str:
+    jsonl = _jsonl(project)
+    lines = jsonl.read_text().splitlines()
+    lines[2] = lines[2][: len(lines[2]) // 2]
+    jsonl.write_text("\n".join(lines) + "\n")
+    return rf"{_shown(project, jsonl)}:3: not valid JSON"
+
+
+def _missing_column(project: Path) -> str:
+    csv = _csv(project)
+    rows = [line.split(",") for line in csv.read_text().splitlines()]
+    column = rows[0].index("latency")
+    csv.write_text("\n".join(",".join(r[:column] + r[column + 1:]) for r in rows) + "\n")
+    return rf"{_shown(project, csv)}:1: missing column 'latency'"
+
+
+def _duplicate_row(project: Path) -> str:
+    csv = _csv(project)
+    lines = csv.read_text().splitlines()
+    csv.write_text("\n".join([*lines, lines[1]]) + "\n")
+    return rf"{_shown(project, csv)}:{len(lines) + 1}: trial '[a-z0-9_]+' with 1 thread\(s\) already has a row at line 2"
+
+
+def _header_only(project: Path) -> str:
+    csv = _csv(project)
+    csv.write_text(csv.read_text().splitlines()[0] + "\n")
+    return rf"{_shown(project, csv)}:2: the record has a header and no row"
+
+
+def _copied_folder(project: Path) -> str:
+    folder = _csv(project).parent
+    shutil.copytree(folder, folder.parent / "9.9.9+cpu")
+    return r"results/9\.9\.9\+cpu/cpu\.env\.json:1: run '[^']+' was made with torch [^ ]+ on 'cpu', but the file is the record of torch 9\.9\.9\+cpu"
+
+
+def _deleted_set(project: Path) -> str:
+    folder = _csv(project).parent
+    shutil.rmtree(folder)
+    return (rf"results/published\.toml:\d+: published set torch {re.escape(folder.name)} on 'cpu' "
+            r"has no record")
+
+
+def _no_results(project: Path) -> str:
+    shutil.rmtree(project / "results")
+    return r"results: the records folder is missing"
+
+
+def _environment(value: str) -> object:
+    def fault(project: Path) -> str:
+        env = _csv(project).with_name("cpu.env.json")
+        env.write_text(value)
+        return rf"{_shown(project, env)}:1: expected an object"
+    return fault
+
+
+def _contradiction(project: Path) -> str:
+    jsonl, line = _json_line(project, 0)
+    data = json.loads(jsonl.read_text().splitlines()[0])
+    value = data["value"]
+    wrong = (not value) if isinstance(value, bool) else 12345.0 if isinstance(value, (int, float)) else None
+    _json_line(project, 0, value=wrong, kind="bool" if isinstance(value, bool) else "number")
+    return rf"{_shown(project, jsonl)}:1: recorded '[^']+' = .* contradicts the analytic expectation"
+
+
+def _interrupted(project: Path) -> str:
+    folder = _csv(project).parent
+    (folder / ".cpu.commit.json").write_text("[]")
+    return r"\.cpu\.commit\.json:1: a recording run was interrupted"
+
+
+def _block_include(project: Path) -> str:
+    line = _page(project, '```python\n--8<--\nelegir-pytorch/respuesta_conocida.py\n--8<--\n```\n')
+    return rf"docs/elegir-pytorch\.md:{line + 1}: snippet include the harness would not run \(a block-format include\)"
+
+
+def _quoted_include(project: Path) -> str:
+    line = _page(project, '> ```python\n> --8<-- "elegir-pytorch/respuesta_conocida.py"\n> ```\n')
+    return rf"docs/elegir-pytorch\.md:{line + 1}: snippet include the harness would not run \(inside a block quote"
+
+
+def _lookalike(marker: str) -> object:
+    def fault(project: Path) -> str:
+        line = _page(project, marker + "\n")
+        return rf"docs/elegir-pytorch\.md:{line}: .* looks like a harness marker but does not parse"
+    return fault
+
+
+def _both(project: Path, text: str) -> int:
+    """Inject into the page and its twin, so the twin check does not catch it first."""
+    _page(project, text, page="docs/elegir-pytorch.en.md")
+    return _page(project, text)
+
+
+def _unknown_marker(project: Path) -> str:
+    line = _both(project, '<!-- harness:observd snippet="elegir-pytorch/respuesta_conocida" -->\n')
+    return rf"docs/elegir-pytorch\.md:{line}: unknown marker 'harness:observd'\. Did you mean 'observed'\?"
+
+
+def _missing_twin(project: Path) -> str:
+    (project / "docs/elegir-pytorch.en.md").unlink()
+    return r"docs/elegir-pytorch\.md:1: no English twin; create docs/elegir-pytorch\.en\.md"
+
+
+def _twin_differs(project: Path) -> str:
+    _page(project, '<!-- harness:environment -->\n')
+    return r"docs/elegir-pytorch\.en\.md:1: differs from docs/elegir-pytorch\.md at its item"
+
+
+def _unchecked_snippet(project: Path) -> str:
+    (project / "snippets/elegir-pytorch/sin_expectativa.py").write_text("import torch\n\nz = 1\n")
+    line = _both(project, '```python\n--8<-- "elegir-pytorch/sin_expectativa.py"\n```\n')
+    return (rf"docs/elegir-pytorch\.md:{line}: snippet 'elegir-pytorch/sin_expectativa' has no "
+            r"analytic expectation")
+
+
+def _orphan_expectation(project: Path) -> str:
+    (project / "snippets/elegir-pytorch/huerfano.py").write_text("z = 1\n")
+    toml = project / "snippets/elegir-pytorch/expectations.toml"
+    line = toml.read_text().count("\n") + 2
+    toml.write_text(toml.read_text() + '\n[[expect]]\nsnippet = "huerfano"\nname = "z"\nvalue = 1\n'
+                    'derivation = "z = 1."\n')
+    return (rf"snippets/elegir-pytorch/expectations\.toml:{line}: expectation for "
+            r"'elegir-pytorch/huerfano', which no page includes")
+
+
+def _missing_include(project: Path) -> str:
+    line = _both(project, '```python\n--8<-- "elegir-pytorch/no_existe.py"\n```\n')
+    return rf"docs/elegir-pytorch\.md:{line}: unknown snippet 'elegir-pytorch/no_existe'"
+
+
+#: fault → a function that injects it into a copy and returns the pattern the log must show.
+FAULTS = {
+    "corrupt-jsonl": _corrupt,
+    "missing-column": _missing_column,
+    "nan-latency": lambda p: _cell(p, "latency", "nan"),
+    "negative-latency": lambda p: _cell(p, "latency", "-0.0002"),
+    "infinite-memory": lambda p: _cell(p, "memory", "inf"),
+    "boolean-case": lambda p: _cell(p, "quality_pass", "TRUE"),
+    "duplicate-row": _duplicate_row,
+    "header-only": _header_only,
+    "copied-folder": _copied_folder,
+    "deleted-set": _deleted_set,
+    "no-results": _no_results,
+    "environment-null": _environment("null"),
+    "environment-list": _environment("[]"),
+    "contradiction": _contradiction,
+    "interrupted-commit": _interrupted,
+    "block-include": _block_include,
+    "quoted-include": _quoted_include,
+    "marker-space": _lookalike('<!-- harness: observed snippet="elegir-pytorch/respuesta_conocida" -->'),
+    "marker-case": _lookalike('<!-- Harness:observed snippet="elegir-pytorch/respuesta_conocida" -->'),
+    "marker-unclosed": _lookalike('<!-- harness:observed snippet="elegir-pytorch/respuesta_conocida"'),
+    "unknown-marker": _unknown_marker,
+    "missing-twin": _missing_twin,
+    "twin-differs": _twin_differs,
+    "unchecked-snippet": _unchecked_snippet,
+    "orphan-expectation": _orphan_expectation,
+    "missing-include": _missing_include,
+}
 
 #: Builds several projects in one process (MkDocs starts once), torch import blocked
 #: by the caller's PYTHONPATH; each build's log follows a "=== <root>" line.
@@ -68,54 +264,21 @@ for root in sys.argv[1:]:
 """
 
 
-def break_project(project: Path, fault: str) -> str:
-    """Inject ``fault`` into ``project``; return the pattern the build log must show."""
-    if fault == "corrupt":
-        jsonl = record_files(project, ".examples.jsonl")[0]
-        lines = jsonl.read_text().splitlines()
-        lines[2] = lines[2][: len(lines[2]) // 2]
-        jsonl.write_text("\n".join(lines) + "\n")
-        return rf"{re.escape(str(jsonl.relative_to(project)))}:3: not valid JSON"
-    if fault == "missing-column":
-        csv = record_files(project, ".csv")[0]
-        rows = [line.split(",") for line in csv.read_text().splitlines()]
-        column = rows[0].index("latency")
-        csv.write_text("\n".join(",".join(r[:column] + r[column + 1:]) for r in rows) + "\n")
-        return rf"{re.escape(str(csv.relative_to(project)))}:1: missing column 'latency'"
-    if fault == "unknown-device":
-        csv = record_files(project, ".csv")[0]
-        (csv.parent / "tpu.csv").write_text(csv.read_text())
-        return r"tpu\.csv:1: unknown device 'tpu'\. .*Valid: cpu, cuda, mps, xpu"
-    if fault == "unknown-snippet":
-        jsonl = record_files(project, ".examples.jsonl")[0]
-        lines = jsonl.read_text().splitlines()
-        data = json.loads(lines[0])
-        data["snippet"] = "que-es-pytorch/derivada_cuadradoo"
-        lines[0] = json.dumps(data, ensure_ascii=False)
-        jsonl.write_text("\n".join(lines) + "\n")
-        return (rf"{re.escape(str(jsonl.relative_to(project)))}:1: record names unknown "
-                r"snippet 'que-es-pytorch/derivada_cuadradoo'")
-    line = inject(project / "docs/elegir-pytorch.md", "## Fuentes\n",
-                  '```python\n--8<-- "elegir-pytorch/no_existe.py"\n```\n\n## Fuentes\n')
-    return rf"docs/elegir-pytorch\.md:{line}: unknown snippet 'elegir-pytorch/no_existe'"
-
-
 @pytest.fixture(scope="module")
 def broken_builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, str]]:
     """fault → (expected pattern, that project's build log), all built in one process."""
     import os
-    import shutil
     import subprocess
     import sys
 
     from .conftest import COPIED, ROOT
 
     roots, expected = {}, {}
-    for fault in FAULTS:
+    for fault, inject_fault in FAULTS.items():
         root = tmp_path_factory.mktemp(fault)
         for name in COPIED:
             (shutil.copytree if (ROOT / name).is_dir() else shutil.copy2)(ROOT / name, root / name)
-        roots[fault], expected[fault] = root, break_project(root, fault)
+        roots[fault], expected[fault] = root, inject_fault(root)
     poison = tmp_path_factory.mktemp("no-torch")
     (poison / "torch.py").write_text('raise ImportError("the docs build imported torch")\n')
     done = subprocess.run(
@@ -127,7 +290,7 @@ def broken_builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[s
     return {fault: (expected[fault], logs[fault]) for fault in FAULTS}
 
 
-@pytest.mark.parametrize("fault", FAULTS)
+@pytest.mark.parametrize("fault", list(FAULTS))
 def test_bad_records_and_includes_stop_the_build_with_file_and_line(broken_builds, fault) -> None:
     pattern, log = broken_builds[fault]
     assert "ABORTED" in log and "BUILT" not in log, log

@@ -6,44 +6,76 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from .conftest import inject
 
 
-@pytest.fixture(scope="module")
-def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+def _copy(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
     import shutil
 
     from .conftest import COPIED, ROOT
 
-    root = tmp_path_factory.mktemp("faulty")
-    for name in COPIED:
-        (shutil.copytree if (ROOT / name).is_dir() else shutil.copy2)(ROOT / name, root / name)
+    root = tmp_path_factory.mktemp(name)
+    for item in COPIED:
+        (shutil.copytree if (ROOT / item).is_dir() else shutil.copy2)(ROOT / item, root / item)
     shutil.copy2(ROOT / "conftest.py", root / "conftest.py")
-    lines = {
-        "wrong": inject(root / "snippets/que-es-pytorch/expectations.toml",
-                        'name = "x.grad"\nvalue = 6.0\n', 'name = "x.grad"\nvalue = 7.0\n'),
-        "unknown": inject(root / "snippets/backward-frente-a-autograd-grad/expectations.toml",
-                          'snippet = "grad_sin_acumular"\nname = "g"',
-                          'snippet = "grad_sin_acumular"\nname = "gradient"'),
-    }
-    raising = root / "snippets/elegir-pytorch/respuesta_conocida.py"
-    raising.write_text(raising.read_text() + "check = torch.ones(2) @ torch.ones(3)\n")
-    lines["raises"] = raising.read_text().count("\n")
-    hanging = root / "snippets/medir-pytorch/trabajo_matmul.py"
-    hanging.write_text("while True:\n    pass\n" + hanging.read_text())
-    index = root / "docs/index.md"
-    index.write_text(index.read_text() + '\n```python\n--8<-- "que-es-pytorch/no_existe.py"\n```\n')
-    lines["missing"] = index.read_text().count("\n") - 2
-    done = subprocess.run(
+    return root
+
+
+def _pytest(root: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         [sys.executable, "-m", "pytest", "docs", "-q", "-rA", "-p", "no:cacheprovider",
-         "-p", "no:randomly", "--continue-on-collection-errors"],
+         "-p", "no:randomly"],
         cwd=root, capture_output=True, text=True, timeout=180,
         env={**os.environ, "HARNESS_EXAMPLE_TIMEOUT": "2"},
     )
-    return {"code": done.returncode, "out": done.stdout + done.stderr, "lines": lines}
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """Two copies: faults found by reading the sources (they stop a page before it runs),
+    and faults found by running; within each, every page keeps its own process."""
+    root = _copy(tmp_path_factory, "running")
+    lines = {
+        "wrong": inject(root / "snippets/que-es-pytorch/expectations.toml",
+                        'name = "x.grad"\nvalue = 6.0\n', 'name = "x.grad"\nvalue = 7.0\n'),
+    }
+    raising = root / "snippets/elegir-pytorch/dispositivo_destino.py"
+    raising.write_text(raising.read_text() + "check = torch.ones(2) @ torch.ones(3)\n")
+    lines["raises"] = raising.read_text().count("\n")
+    hanging = root / "snippets/medir-pytorch/trabajo_matmul.py"
+    # It swallows every exception, as a careless retry loop would: only a clock outside
+    # the snippet's reach can stop it.
+    hanging.write_text("while True:\n    try:\n        pass\n    except BaseException:\n"
+                       "        pass\n" + hanging.read_text())
+    exiting = root / "snippets/backward-frente-a-autograd-grad/grad_sin_acumular.py"
+    exiting.write_text(exiting.read_text() + "import os\nos._exit(0)\n")
+    quitting = root / "snippets/que-es-pytorch/segundo_paso.py"
+    quitting.write_text(quitting.read_text() + "import sys\nsys.exit(0)\n")
+    lines["sys_exit"] = quitting.read_text().count("\n")
+    leaking = root / "snippets/elegir-pytorch/respuesta_conocida.py"
+    leaking.write_text(leaking.read_text() + "torch.set_default_dtype(torch.float64)\n"
+                       "open('escrito.txt', 'w').write('x')\n")
+    running = _pytest(root)
+
+    static = _copy(tmp_path_factory, "reading")
+    lines["unknown"] = inject(static / "snippets/backward-frente-a-autograd-grad/expectations.toml",
+                              'snippet = "grad_sin_acumular"\nname = "g"',
+                              'snippet = "grad_sin_acumular"\nname = "gradient"')
+    borrowing = static / "snippets/que-es-pytorch/expectations.toml"
+    lines["borrow"] = inject(borrowing, "[[expect]]\n", '[[expect]]\nsnippet = "pesos_seguros"\n'
+                             'name = "elements"\nvalue = 6.0\nderivation = "prestado"\n\n[[expect]]\n')
+    for page in ("docs/medir-pytorch.md", "docs/medir-pytorch.en.md"):
+        medir = static / page
+        medir.write_text(medir.read_text() + '\n```python\n--8<-- "medir-pytorch/no_existe.py"\n```\n')
+    lines["missing"] = (static / "docs/medir-pytorch.md").read_text().count("\n") - 2
+    reading = _pytest(static)
+    return {"code": running.returncode, "out": running.stdout + running.stderr,
+            "static_code": reading.returncode, "static": reading.stdout + reading.stderr,
+            "lines": lines, "root": root}
 
 
 def test_the_run_fails(report) -> None:
@@ -60,25 +92,53 @@ def test_wrong_analytic_value(report) -> None:
 
 
 def test_expectation_naming_an_unknown_value(report) -> None:
-    out = report["out"]
-    assert "expectation names 'gradient', which snippets/backward-frente-a-autograd-grad/" \
-           "grad_sin_acumular.py never produces. Names it defines:" in out
+    line = report["lines"]["unknown"]
+    assert (f"snippets/backward-frente-a-autograd-grad/expectations.toml:{line - 1}: expectation "
+            "names 'gradient', which snippets/backward-frente-a-autograd-grad/"
+            "grad_sin_acumular.py does not define") in report["static"]
 
 
 def test_snippet_that_raises(report) -> None:
     line = report["lines"]["raises"]
-    assert (f"snippets/elegir-pytorch/respuesta_conocida.py:{line}: snippet "
-            "'elegir-pytorch/respuesta_conocida' raised RuntimeError") in report["out"]
+    assert (f"snippets/elegir-pytorch/dispositivo_destino.py:{line}: snippet "
+            "'elegir-pytorch/dispositivo_destino' raised RuntimeError") in report["out"]
 
 
 def test_snippet_that_hangs(report) -> None:
     assert ("snippets/medir-pytorch/trabajo_matmul.py (snippet 'medir-pytorch/trabajo_matmul') "
-            "ran longer than its 2 s limit") in report["out"]
+            "ran longer than its 2 s limit and was stopped") in report["out"]
+
+
+def test_exits_are_failures(report) -> None:
+    out = report["out"]
+    assert (f"snippets/que-es-pytorch/segundo_paso.py:{report['lines']['sys_exit']}: snippet "
+            "'que-es-pytorch/segundo_paso' called sys.exit(0)") in out
+    assert ("snippets/backward-frente-a-autograd-grad/grad_sin_acumular.py (snippet "
+            "'backward-frente-a-autograd-grad/grad_sin_acumular') ended the page's process "
+            "(exit code 0: os._exit or a crash)") in out
+
+
+def test_global_state_left_changed_names_the_snippet(report) -> None:
+    assert ("snippets/elegir-pytorch/respuesta_conocida.py: snippet "
+            "'elegir-pytorch/respuesta_conocida' changed torch's global state and left it "
+            "changed (default dtype: torch.float32 → torch.float64)") in report["out"]
+
+
+def test_a_snippet_cannot_write_into_the_checkout(report) -> None:
+    assert not list(report["root"].rglob("escrito.txt"))
+
+
+def test_an_expectation_sees_only_its_own_snippet(report) -> None:
+    assert (f"snippets/que-es-pytorch/expectations.toml:{report['lines']['borrow']}: expectation "
+            "names 'elements', which snippets/que-es-pytorch/pesos_seguros.py does not define"
+            ) in report["static"]
 
 
 def test_missing_snippet_file(report) -> None:
     line = report["lines"]["missing"]
-    assert (f"docs/index.md:{line}: unknown snippet 'que-es-pytorch/no_existe'") in report["out"]
+    assert (f"docs/medir-pytorch.md:{line}: unknown snippet 'medir-pytorch/no_existe'"
+            ) in report["static"]
+    assert report["static_code"] == 1
 
 
 def test_unbroken_examples_still_pass(report) -> None:

@@ -62,7 +62,7 @@ def recorded(
     outputs = [process.communicate(timeout=60) for process in (first, second)]
     for process, (_, err) in zip((first, second), outputs, strict=True):
         assert process.returncode == 0, err
-    (folder,) = results.iterdir()
+    (folder,) = (p for p in results.iterdir() if p.is_dir())
     with (folder / "cpu.csv").open(newline="") as handle:
         rows = {row["trial"]: row for row in csv.DictReader(handle)}
     return folder, rows, outputs[0][1]
@@ -88,7 +88,10 @@ def test_rows_carry_measurement_and_quality(recorded) -> None:
 def test_unsupported_dtype_is_a_row_with_its_error(recorded) -> None:
     _, rows, _ = recorded
     row = rows["tiny_grad_float8"]
-    assert row["error"].startswith("first call: NotImplementedError:")
+    # torch 2.6 says RuntimeError ("not implemented for 'Float8_e4m3fn'"), later ones
+    # NotImplementedError: either way the failure is a row, never a missing one.
+    assert row["error"].startswith(("first call: NotImplementedError:",
+                                    "first call: RuntimeError:"))
     assert row["latency"] == "" and row["quality_pass"] == "false" and row["load_s"] != ""
 
 
@@ -98,14 +101,20 @@ def test_not_applicable_trial_is_skipped_not_failed(recorded) -> None:
     assert "skip tiny_gpu_only: not applicable on cpu" in stderr
 
 
-def test_environment_is_written_and_loads(recorded) -> None:
-    folder, _, _ = recorded
-    environment = json.loads((folder / "cpu.env.json").read_text())
-    assert environment["torch_build"] == folder.name and environment["device_key"] == "cpu"
-    assert environment["threads"] == 1 and environment["date"][:2] == "20"
-    assert environment["extra"]["memory_method"].startswith("VmHWM")
+def test_environment_is_written_per_run_and_loads(recorded) -> None:
+    folder, rows, _ = recorded
+    runs = json.loads((folder / "cpu.env.json").read_text())["runs"]
+    # Two runs wrote rows: each row names its own run, and each run keeps its environment.
+    assert {row["run_id"] for row in rows.values()} == set(runs)
+    assert len(runs) == 2
+    for run_id, environment in runs.items():
+        assert environment["run_id"] == run_id
+        assert environment["torch_build"] == folder.name and environment["device_key"] == "cpu"
+        assert environment["threads"] == 1 and environment["date"][:2] == "20"
+        assert environment["extra"]["memory_method"].startswith("VmHWM")
     (item,) = load_all(folder.parent).items  # the store accepts what the command wrote
-    assert len(item.rows) == 3 and item.environment is not None
+    assert len(item.rows) == 3 and set(item.environments) == set(runs)
+    assert all(len(row.samples_s) == row.repeats for row in item.rows if row.latency)
 
 
 def test_unknown_trial_fails_before_importing_torch(tmp_path: Path) -> None:
@@ -130,3 +139,61 @@ def test_unknown_trial_fails_before_importing_torch(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "unknown trial 'tiny_matmul_float33'. Did you mean 'tiny_matmul_float32'?" in done.stderr
     assert not any(tmp_path.iterdir())
+
+
+def run_record(*args: str, cwd: Path = ROOT, **kwargs) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "harness", "record", "--device", "cpu", *args],
+                          cwd=cwd, capture_output=True, text=True, timeout=120, **kwargs)
+
+
+def test_nothing_recorded_is_a_failure_and_writes_nothing(tmp_path: Path) -> None:
+    done = run_record("--only", "trials", "--results", str(tmp_path), "--trials-file", str(TINY),
+                      "--trials", "tiny_gpu_only")
+    assert done.returncode == 1
+    assert "nothing was recorded; the previous records are unchanged" in done.stderr
+    assert not any(tmp_path.iterdir())
+
+
+def test_a_killed_run_leaves_the_previous_set_byte_identical(recorded, tmp_path: Path) -> None:
+    import os
+    import shutil
+    import signal
+    import time
+
+    folder, _, _ = recorded
+    results = tmp_path / "results"
+    shutil.copytree(folder.parent, results)
+    before = {p.name: p.read_bytes() for p in (results / folder.name).iterdir()}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "harness", "record", "--device", "cpu", "--only", "trials",
+         "--results", str(results), "--trials-file", str(TINY), "--min-run-time", "30",
+         "--trials", "tiny_matmul_float32"], cwd=ROOT, stderr=subprocess.DEVNULL)
+    # Killed after torch's import, inside the 30 s of steady-state timing (or, on a very
+    # slow machine, still importing: either way before the run's single commit).
+    time.sleep(6)
+    assert process.poll() is None, "the run ended before it could be killed"
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    after = {p.name: p.read_bytes() for p in (results / folder.name).iterdir()}
+    assert after == before
+
+
+@pytest.mark.parametrize("where", ["file", "installed"])
+def test_recording_outside_a_checkout_or_into_a_file_is_a_clear_error(tmp_path: Path,
+                                                                       where: str) -> None:
+    import shutil
+
+    if where == "file":
+        target = tmp_path / "results.txt"
+        target.write_text("not a folder")
+        done = run_record("--results", str(target))
+        assert done.returncode == 2 and "exists and is not a folder" in done.stderr
+        return
+    # An installed copy: the package alone, without docs/ and snippets/ beside it.
+    shutil.copytree(ROOT / "harness", tmp_path / "site-packages" / "harness",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    done = run_record(cwd=tmp_path / "site-packages",
+                      env={**__import__("os").environ, "PYTHONPATH": str(tmp_path / "site-packages")})
+    assert done.returncode == 2
+    assert "not a checkout of the site (no docs, snippets, mkdocs.yml)" in done.stderr
+    assert sorted(p.name for p in (tmp_path / "site-packages").iterdir()) == ["harness"]

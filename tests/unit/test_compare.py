@@ -36,6 +36,17 @@ def seen(kind, value, dtype=None) -> Observation:
         ("torch.float32", seen("text", "torch.float32"), True),
         ("6", seen("tensor", 6.0, "torch.float32"), False),         # never by printed repr
         (6.0, seen("error", "boom"), False),
+        # Infinities: equal ones are equal (inf - inf is NaN, not 0), opposite ones differ.
+        (float("inf"), seen("number", float("inf")), True),
+        (float("-inf"), seen("number", float("-inf")), True),
+        (float("inf"), seen("number", float("-inf")), False),
+        ([float("inf"), 1.0], seen("tensor", [float("inf"), 1.0], "torch.float32"), True),
+        (float("inf"), seen("number", 1e308), False),
+        # NaN is explicit: an expected NaN matches only a NaN, a NaN never matches a number.
+        (float("nan"), seen("number", float("nan")), True),
+        (float("nan"), seen("number", 0.0), False),
+        (0.0, seen("tensor", float("nan"), "torch.float32"), False),
+        (1.0, seen("number", float("nan")), False),
     ],
 )
 def test_compare_by_value_with_dtype_aware_tolerance(want, got, holds) -> None:
@@ -52,3 +63,24 @@ def test_format_value_is_short_and_stable() -> None:
     assert format_value(6.0) == "6"
     assert format_value(None) == "None"
     assert format_value(list(range(10))) == "[0, 1, 2, 3, 4, 5, 6, 7, …]"
+
+
+def caught(type_name: str, message: str, *bases: str) -> Observation:
+    return seen("exception", {"type": type_name, "types": [type_name, *bases, "Exception"],
+                              "message": message})
+
+
+@pytest.mark.parametrize(
+    ("raises", "message", "got", "holds"),
+    [
+        ("RuntimeError", "second time", caught("RuntimeError", "Trying ... a second time"), True),
+        ("Exception", "", caught("RuntimeError", "x"), True),                    # a base class
+        ("ValueError", "", caught("RuntimeError", "x"), False),
+        ("RuntimeError", "second time", caught("RuntimeError", "other text"), False),
+        ("RuntimeError", "", seen("none", None), False),                         # nothing raised
+    ],
+)
+def test_an_expected_exception_is_compared_by_type_and_stable_message(
+    raises: str, message: str, got: Observation, holds: bool
+) -> None:
+    assert compare(expect(None, raises=raises, message=message), got).holds is holds

@@ -31,6 +31,7 @@ ALLOWED: dict[str, frozenset[str]] = {
 #: Third-party packages a folder may import; everything else must be the standard library.
 THIRD_PARTY: dict[str, frozenset[str]] = {
     "run": frozenset({"torch"}),
+    "records": frozenset({"filelock"}),  # imported lazily, by writers only
     "integrations": frozenset({"mkdocs", "mkdocs_jupyter", "sybil", "yaml"}),
 }
 #: Names no module may take: they would shadow the packages the harness integrates.

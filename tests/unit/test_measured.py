@@ -15,11 +15,17 @@ from pathlib import Path
 
 import pytest
 
-from harness.core.errors import HarnessError
-from harness.core.types import ARTICLE_COLUMNS, CSV_HEADER, TrialSpec
+from harness.core.errors import HarnessError, Location
+from harness.core.rows import ARTICLE_COLUMNS, CSV_HEADER
+from harness.core.types import TrialSpec
+from harness.records.published import add_set
 from harness.records.store import Records, load_all
+from harness.records.validate import check_records
+from harness.sources.pages import Marker
+from harness.sources.project import Project
 from harness.sources.trials import load_trials, spec_sha256, workload_sources
-from harness.views.measured import MEASURED_MARKERS, render_measured
+from harness.views.markers import MARKERS, Page, Site, render_marker
+from harness.views.measured import render_measured
 
 SAMPLES = Path(__file__).parents[1] / "samples"
 
@@ -51,6 +57,16 @@ def render(
     kind: str, args: dict[str, str], records: Records, specs: dict[str, TrialSpec], lang: str = "es"
 ) -> tuple[str, list[str]]:
     return render_measured(kind, args, records=records, specs=specs, lang=lang, where="docs/p.md:7")
+
+
+def render_checked(kind: str, args: dict[str, str], records: Records,
+                   specs: dict[str, TrialSpec]) -> str:
+    """Through the marker registry, which validates kind, arguments and values."""
+    site = Site(project=Project(root=SAMPLES, snippets={}, expectations={}, unchecked={}),
+                records=records, specs=specs, sources=workload_sources())
+    marker = Marker(kind=kind, args=args, location=Location(path=Path("docs/p.md"), line=7),
+                    start=0, end=0)
+    return render_marker(marker, site, Page(lang="es", included=set())).markdown
 
 
 def test_spanish_table_uses_decimal_comma_and_names_environment(records, specs) -> None:
@@ -106,27 +122,33 @@ def test_error_cell_is_escaped(records, specs) -> None:
 
 def test_unknown_group_names_where_and_lists_groups(records, specs) -> None:
     with pytest.raises(HarnessError) as caught:
-        render("measurements", {"group": "matmull"}, records, specs)
+        render_checked("measurements", {"group": "matmull"}, records, specs)
     message = str(caught.value)
-    assert message.startswith("docs/p.md:7: unknown group 'matmull'.")
+    assert message.startswith("docs/p.md:7: unknown group 'matmull' for harness:measurements.")
     assert "Did you mean 'matmul'?" in message and "Valid: matmul, mlp, sync." in message
 
 
 def test_unknown_y_and_argument_are_errors(records, specs) -> None:
     with pytest.raises(HarnessError, match="unknown y 'speed'.*Valid: latency, throughput"):
-        render("plot", {"group": "mlp", "y": "speed"}, records, specs)
+        render_checked("plot", {"group": "mlp", "y": "speed"}, records, specs)
     with pytest.raises(HarnessError, match="unknown argument 'grupo'"):
-        render("measurements", {"grupo": "mlp"}, records, specs)
-    assert MEASURED_MARKERS["plot"] == frozenset({"group", "y"})
+        render_checked("measurements", {"grupo": "mlp"}, records, specs)
+    with pytest.raises(HarnessError, match="unknown marker 'harness:measurement'.*Did you mean"):
+        render_checked("measurement", {"group": "mlp"}, records, specs)
+    with pytest.raises(HarnessError, match='harness:plot needs y="..."'):
+        render_checked("plot", {"group": "mlp"}, records, specs)
+    assert set(MARKERS["plot"].arguments) == {"group", "y"}
 
 
-def test_record_row_of_unknown_trial_names_record_line(records, specs) -> None:
+def test_record_row_of_unknown_trial_names_record_line(records, specs, tmp_path) -> None:
     fewer = {name: spec for name, spec in specs.items() if name != "mm_bf16"}
-    with pytest.raises(
-        HarnessError,
-        match=r"results/2\.13\.0\+cpu/cpu\.csv:3: record names unknown trial 'mm_bf16'",
-    ):
-        render("environment", {}, records, fewer)
+    for record in records.items:
+        add_set(tmp_path / "results", record.torch_build, record.device_key)
+    project = Project(root=tmp_path, snippets={}, expectations={}, unchecked={})
+    problems = check_records(records, project=project, specs=fewer,
+                             results=project.root / "results")
+    assert any(p.startswith("results/2.13.0+cpu/cpu.csv:3: record names unknown trial 'mm_bf16'")
+               for p in problems), problems
 
 
 def test_compare_versions_ratio_only_for_passing_rows(records, specs) -> None:
@@ -164,3 +186,4 @@ def test_environment_lists_every_record(records, specs) -> None:
     assert markdown.count("\n| 2.1") == 2 and "100 GFLOP/s" in markdown
     empty, _ = render("environment", {}, Records(items=[]), specs)
     assert empty.strip() == "*sin medición*"
+

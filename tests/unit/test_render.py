@@ -17,10 +17,11 @@ EXPECT = Expectation(snippet="p/s", name="g", value=6.0, derivation="2·3 = 6",
 def record(build: str, value: float, sha: str = "a" * 64) -> DeviceRecord:
     observation = Observation(snippet="p/s", name="g", kind="tensor", value=value,
                               dtype="torch.float32", snippet_sha256=sha)
-    environment = Environment(torch_build=build, device_key="cpu", device_name="", python="3.11",
+    environment = Environment(torch_build=build, device_key="cpu", device_name="", run_id="r",
+                              python="3.11",
                               platform="linux", threads=1, date="2026-11-30T10:00:00",
                               cpu_model="AMD EPYC 9B14")
-    return DeviceRecord(torch_build=build, device_key="cpu", environment=environment,
+    return DeviceRecord(torch_build=build, device_key="cpu", environments={"r": environment},
                         observations=[observation],
                         observation_lines={("p/s", "g"): Location(path=Path(f"results/{build}/cpu.examples.jsonl"), line=3)})
 

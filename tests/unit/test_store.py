@@ -1,100 +1,149 @@
+"""Record sets as data: typed and ranged cells, attribution, atomic commits."""
+
 from __future__ import annotations
 
+import dataclasses
+import json
 import multiprocessing
 from pathlib import Path
 
 import pytest
 
 from harness.core.errors import HarnessError
-from harness.core.types import CSV_HEADER, Environment, Observation
-from harness.records.store import (
-    device_key,
-    load_all,
-    merge_observations,
-    merge_rows,
-    read_rows,
-    write_environment,
-)
+from harness.core.rows import CSV_HEADER, TrialRow
+from harness.core.types import Environment, Observation
+from harness.records.rows import format_rows, parse_rows
+from harness.records.store import SetPaths, commit_set, load_all
 
 
-def row(trial: str, device: str = "cpu", **extra: str) -> dict[str, str]:
-    return {"trial": trial, "device": device, "threads": "1", **extra}
+def row(trial: str, *, run: str = "r1", build: str = "2.13.0+cpu", **extra: object) -> TrialRow:
+    fields: dict[str, object] = dict(trial=trial, torch_build=build, device="cpu", dtype="float32",
+                                     shape="4x4", batch=1, task="compute", threads=1,
+                                     tolerance=1e-3, spec_sha256="ab", synchronized=True,
+                                     run_id=run, latency=1e-3, quality_pass=True)
+    return TrialRow(**{**fields, **extra})  # type: ignore[arg-type]
 
 
-def env(build: str = "2.13.0+cpu") -> Environment:
-    return Environment(torch_build=build, device_key="cpu", device_name="", python="3.11",
-                       platform="linux", threads=1, date="2026-11-30T00:00:00+00:00")
+def env(run: str = "r1", build: str = "2.13.0+cpu", date: str = "2026-11-30T00:00:00") -> Environment:
+    return Environment(torch_build=build, device_key="cpu", device_name="cpu", run_id=run,
+                       date=date)
 
 
-def writer(path: str, start: int) -> None:
-    for index in range(start, start + 40):
-        merge_rows(Path(path), [row(f"t{index}")])
+def observation(value: float, *, run: str = "r1", date: str = "2026-11-30") -> Observation:
+    return Observation(snippet="p/s", name="v", kind="number", value=value, snippet_sha256="ab",
+                       torch_build="2.13.0+cpu", device_key="cpu", run_id=run, date=date)
 
 
-def test_two_processes_writing_at_once_keep_every_row(tmp_path: Path) -> None:
-    path = tmp_path / "2.13.0+cpu" / "cpu.csv"
+def paths(tmp_path: Path) -> SetPaths:
+    return SetPaths.of(tmp_path / "results", "2.13.0+cpu", "cpu")
+
+
+def writer(results: str, start: int) -> None:
+    for index in range(start, start + 20):
+        run = f"run{index}"
+        commit_set(SetPaths.of(Path(results), "2.13.0+cpu", "cpu"), environment=env(run),
+                   rows=[row(f"t{index}", run=run)])
+
+
+def test_two_processes_committing_at_once_keep_every_row(tmp_path: Path) -> None:
     context = multiprocessing.get_context("fork")
-    workers = [context.Process(target=writer, args=(str(path), s)) for s in (0, 1000)]
+    results = tmp_path / "results"
+    workers = [context.Process(target=writer, args=(str(results), s)) for s in (0, 1000)]
     for w in workers:
         w.start()
     for w in workers:
-        w.join(30)
-    trials = {r["trial"] for r in read_rows(path)}
-    assert trials == {f"t{i}" for i in [*range(40), *range(1000, 1040)]}
+        w.join(60)
+    (record,) = load_all(results).items
+    assert {r.trial for r in record.rows} == {f"t{i}" for i in [*range(20), *range(1000, 1020)]}
+    assert set(record.environments) == {r.run_id for r in record.rows}
 
 
-def test_merging_replaces_the_same_trial_and_keeps_others(tmp_path: Path) -> None:
-    path = tmp_path / "cpu.csv"
-    merge_rows(path, [row("a", latency="1"), row("b", latency="2")])
-    merge_rows(path, [row("a", latency="3")])
-    assert {r["trial"]: r["latency"] for r in read_rows(path)} == {"a": "3", "b": "2"}
+def test_commit_replaces_rows_keeps_dates_of_unchanged_observations_and_drops_orphans(
+    tmp_path: Path,
+) -> None:
+    target = paths(tmp_path)
+    commit_set(target, environment=env("r1"), rows=[row("a"), row("b")],
+               observations=[observation(1.0)])
+    report = commit_set(target, environment=env("r2", date="2026-12-01T00:00:00"),
+                        rows=[row("a", run="r2", latency=2e-3)],
+                        observations=[observation(1.0, run="r2", date="2026-12-01")],
+                        expected={("p/s", "v")})
+    (record,) = load_all(target.folder.parent).items
+    assert {r.trial: r.latency for r in record.rows} == {"a": 2e-3, "b": 1e-3}
+    assert record.observations[0].date == "2026-11-30"  # unchanged: the old date stays
+    assert report.unchanged == 1 and report.removed == []
+    report = commit_set(target, environment=env("r3"), rows=[row("a", run="r3")], expected=set())
+    assert report.removed == ["p/s v"]
+    (record,) = load_all(target.folder.parent).items
+    assert record.observations == []
+    assert set(record.environments) == {"r1", "r3"}  # r2 is no longer named by anything
 
 
 @pytest.mark.parametrize(
-    ("text", "message"),
+    ("edit", "message"),
     [
-        ("", r"cpu.csv:1: empty record"),
-        ("trial,device\n", r"cpu.csv:1: missing column 'torch_build'"),
-        (",".join(CSV_HEADER) + ",colour\n", r"cpu.csv:1: unknown column 'colour'"),
-        (",".join(CSV_HEADER) + "\nx,2.13,cpu\n", r"cpu.csv:2: 3 cells where the header has"),
+        (lambda t: "", r"cpu.csv:1: empty record"),
+        (lambda t: t.splitlines()[0] + "\n", r"cpu.csv:2: the record has a header and no row"),
+        (lambda t: "trial,device\n", r"cpu.csv:1: missing column 'torch_build'"),
+        (lambda t: t.replace(",run_id", ",run_id,colour", 1), r"cpu.csv:1: unknown column 'colour'"),
+        (lambda t: t.replace(",0.001,", ",nan,", 1), r"cpu.csv:2: column 'latency' holds 'nan'; expected a finite number ≥ 0"),
+        (lambda t: t.replace(",0.001,", ",-0.0002,", 1), r"cpu.csv:2: column 'latency' holds '-0.0002'"),
+        (lambda t: t.replace(",true,", ",TRUE,", 1), r"cpu.csv:2: column 'quality_pass' holds 'TRUE'; expected true or false"),
+        (lambda t: t + t.splitlines()[1] + "\n", r"cpu.csv:3: trial 'a' with 1 thread\(s\) already has a row at line 2"),
+        (lambda t: t.replace("\n", ",x\n", 2).replace(",run_id,x", ",run_id", 1), r"cpu.csv:2: 30 cells where the header has 29"),
     ],
 )
-def test_malformed_rows_name_file_and_line(tmp_path: Path, text: str, message: str) -> None:
-    (tmp_path / "cpu.csv").write_text(text)
+def test_malformed_rows_name_file_and_line(tmp_path: Path, edit, message: str) -> None:
+    text = format_rows([row("a")])
     with pytest.raises(HarnessError, match=message):
-        read_rows(tmp_path / "cpu.csv")
+        parse_rows(edit(text), Path("cpu.csv"))
 
 
-def test_load_all_validates_devices_lines_and_environment(tmp_path: Path) -> None:
-    folder = tmp_path / "2.13.0+cpu"
-    merge_rows(folder / "cpu.csv", [row("a")])
-    write_environment(folder / "cpu.env.json", env())
-    merge_observations(folder / "cpu.examples.jsonl", [
-        Observation(snippet="p/s", name="v", kind="number", value=1.0, snippet_sha256="ab")])
-    records = load_all(tmp_path)
-    (record,) = records.items
-    assert record.observation_lines[("p/s", "v")].line == 1
-    (folder / "tpu.csv").write_text((folder / "cpu.csv").read_text())
-    with pytest.raises(HarnessError, match=r"tpu.csv:1: unknown device 'tpu'. .*Valid: cpu, cuda, mps, xpu"):
-        load_all(tmp_path)
-    (folder / "tpu.csv").unlink()
-    (folder / "cpu.examples.jsonl").write_text('{"snippet": "p/s"}\nnot json\n')
-    with pytest.raises(HarnessError, match=r"cpu.examples.jsonl:1: missing key"):
-        load_all(tmp_path)
-    (folder / "cpu.env.json").unlink()
-    (folder / "cpu.examples.jsonl").unlink()
-    with pytest.raises(HarnessError, match=r"cpu.env.json:1: missing"):
-        load_all(tmp_path)
+def test_a_byte_order_mark_is_read() -> None:
+    (parsed,) = parse_rows("\ufeff" + format_rows([row("a")]), Path("cpu.csv"))
+    assert parsed.trial == "a" and parsed == row("a")
+    assert tuple(format_rows([]).strip().split(",")) == CSV_HEADER
 
 
-def test_row_device_must_match_its_file(tmp_path: Path) -> None:
-    folder = tmp_path / "2.13.0+cpu"
-    merge_rows(folder / "cpu.csv", [row("a", device="cuda-nvidia-h200")])
-    write_environment(folder / "cpu.env.json", env())
-    with pytest.raises(HarnessError, match=r"cpu.csv:2: row for device 'cuda-nvidia-h200'"):
-        load_all(tmp_path)
+def committed(tmp_path: Path) -> Path:
+    commit_set(paths(tmp_path), environment=env(), rows=[row("a")], observations=[observation(1.0)])
+    return tmp_path / "results"
 
 
-def test_device_key_is_an_ascii_slug() -> None:
-    assert device_key("cuda", "NVIDIA H200") == "cuda-nvidia-h200"
-    assert device_key("cpu", "AMD EPYC") == "cpu"
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda r: (r / "2.13.0+cpu").rename(r / "9.9.9+cpu"),
+         r"9.9.9\+cpu/cpu.env.json:1: run 'r1' was made with torch 2.13.0\+cpu"),
+        (lambda r: (r / "2.13.0+cpu/cpu.env.json").write_text("null"),
+         r"cpu.env.json:1: expected an object"),
+        (lambda r: (r / "2.13.0+cpu/cpu.env.json").write_text("[1, 2]"),
+         r"cpu.env.json:1: expected an object"),
+        (lambda r: (r / "2.13.0+cpu/cpu.env.json").unlink(),
+         r"2.13.0\+cpu/cpu.env.json:1: missing"),
+        (lambda r: (r / "2.13.0+cpu/tpu.csv").write_text("x"),
+         r"tpu.csv:1: unknown device 'tpu'. .*Valid: cpu, cuda, mps, xpu"),
+        (lambda r: (r / "2.13.0+cpu/.cpu.commit.json").write_text("[]"),
+         r"\.cpu\.commit\.json:1: a recording run was interrupted"),
+        (lambda r: (r / "2.13.0+cpu/cpu.examples.jsonl").write_text(
+            json.dumps({**dataclasses.asdict(observation(1.0)), "run_id": "elsewhere"}) + "\n"),
+         r"cpu.examples.jsonl:1: observation names run 'elsewhere'"),
+        (lambda r: (r / "2.13.0+cpu/cpu.examples.jsonl").write_text(
+            json.dumps({**dataclasses.asdict(observation(1.0)), "kind": "tensr"}) + "\n"),
+         r"cpu.examples.jsonl:1: unknown kind 'tensr'. Did you mean 'tensor'"),
+    ],
+)
+def test_record_sets_are_validated_as_data(tmp_path: Path, mutate, message: str) -> None:
+    results = committed(tmp_path)
+    mutate(results)
+    with pytest.raises(HarnessError, match=message):
+        load_all(results, root=tmp_path)
+
+
+def test_a_row_claiming_another_build_is_refused(tmp_path: Path) -> None:
+    results = committed(tmp_path)
+    csv_path = results / "2.13.0+cpu" / "cpu.csv"
+    csv_path.write_text(csv_path.read_text().replace(",2.13.0+cpu,", ",2.14.1,", 1))
+    with pytest.raises(HarnessError, match=r"cpu.csv:2: row names torch 2.14.1 on 'cpu' in the "
+                                           r"record of torch 2.13.0\+cpu"):
+        load_all(results, root=tmp_path)

@@ -1,0 +1,288 @@
+"""A content-addressed cache for mkdocs-jupyter's notebook conversion.
+
+mkdocs-jupyter (0.26) converts every notebook on every build, and its own cache
+(``cache: true``) does not survive mkdocs-static-i18n: each language build evicts,
+in ``on_post_build``, every entry the other language wrote, so every build converts
+every notebook again (mkdocs-jupyter issues 161, 245, 250). Its key also leaves out
+the versions of the packages that render the page.
+
+This module keys one conversion on everything its output depends on:
+
+* the notebook's bytes;
+* every mkdocs-jupyter option that reaches ``nb2html`` or the table of contents
+  (after ``execute_ignore`` is applied), the theme and the page language;
+* the versions of the packages that render it (mkdocs-jupyter, nbconvert, nbformat,
+  jupytext, mistune, pygments, jinja2, markdown, mkdocs) and the bytes of
+  mkdocs-jupyter's own templates (an editable install changes without a version);
+* the user's nbconvert configuration (``jupyter_nbconvert_config.*``), which
+  ``nb2html`` loads;
+* :data:`FORMAT`, bumped whenever an entry's layout or meaning changes.
+
+An entry is a JSON file named by its key under ``.cache/harness-notebooks/``,
+written atomically (a half-written entry is never read; an unreadable one is a
+miss), so the folder is safe to delete at any time. A notebook that mkdocs-jupyter
+*executes* is never cached: its output depends on the kernel's environment,
+which no key can see. Entries unused for :data:`MAX_AGE_DAYS` are removed at the
+end of a build; entries of the other language are left alone.
+
+A cold conversion is also cheaper: nbconvert builds a new exporter, and with it a
+new Jinja environment, for every notebook and recompiles about 160 templates each
+time. Here the exporters share one in-memory Jinja bytecode cache (keyed on each
+template's source), so each template compiles once per process.
+
+Nothing here is specific to this site: it could be offered upstream to
+mkdocs-jupyter as a replacement for its cache (see CONTRIBUTING.md). The site's
+MkDocs plugin installs it (:meth:`NotebookCache.install`) from ``on_pre_page``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import pathlib
+import tempfile
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import asdict, dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+__all__ = ["FORMAT", "MAX_AGE_DAYS", "Conversion", "NotebookCache", "render_fingerprint"]
+
+FORMAT = 1
+"""Bump when an entry's layout or meaning changes: old entries then never match."""
+
+MAX_AGE_DAYS = 30
+"""Entries no build has used for this long are removed by :meth:`NotebookCache.prune`."""
+
+#: Packages whose code shapes a converted page.
+RENDER_PACKAGES = ("mkdocs-jupyter", "nbconvert", "nbformat", "jupytext", "mistune",
+                   "pygments", "jinja2", "markdown", "mkdocs")
+
+
+@dataclass(frozen=True)
+class Conversion:
+    """What ``nb2html`` and the table of contents receive for one notebook."""
+
+    execute: bool
+    kernel_name: str
+    theme: str
+    allow_errors: bool
+    show_input: bool
+    no_input: bool
+    no_prompt: bool
+    remove_tag_config: dict
+    highlight_extra_classes: str
+    include_requirejs: bool
+    custom_mathjax_url: str
+    toc_depth: int
+    ignore_h1_titles: bool
+
+    @classmethod
+    def of(cls, options: Mapping[str, Any], source: str) -> Conversion:
+        """The conversion mkdocs-jupyter's ``on_pre_page`` would run for ``source``."""
+        execute = bool(options["execute"])
+        if any(pathlib.PurePath(source).match(p) for p in options.get("execute_ignore") or []):
+            execute = False
+        return cls(execute=execute, **{k: options[k] for k in (
+            "kernel_name", "theme", "allow_errors", "show_input", "no_input", "no_prompt",
+            "remove_tag_config", "highlight_extra_classes", "include_requirejs",
+            "custom_mathjax_url", "toc_depth", "ignore_h1_titles")})
+
+    def nb2html_arguments(self) -> dict[str, Any]:
+        arguments = asdict(self)
+        del arguments["toc_depth"], arguments["ignore_h1_titles"]
+        return arguments
+
+
+def render_fingerprint(*, theme: str = "", language: str = "") -> str:
+    """A digest of everything outside the notebook and its options that shapes the page."""
+    digest = hashlib.sha256(f"format={FORMAT}\ntheme={theme}\nlanguage={language}\n".encode())
+    for name in RENDER_PACKAGES:
+        try:
+            version = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            version = "absent"
+        digest.update(f"{name}=={version}\n".encode())
+    import mkdocs_jupyter
+
+    templates = Path(mkdocs_jupyter.__file__).parent / "templates"
+    for path in sorted(p for p in templates.rglob("*") if p.is_file()):
+        digest.update(f"{path.relative_to(templates).as_posix()}\n".encode())
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    # nb2html starts from the user's nbconvert configuration (jupyter_nbconvert_config.*).
+    from mkdocs_jupyter.nbconvert2 import get_nbconvert_app
+
+    digest.update(json.dumps(get_nbconvert_app().config, sort_keys=True, default=repr).encode())
+    return digest.hexdigest()
+
+
+class _Bucket:
+    """What Jinja's loader asks of a bytecode-cache bucket: a ``code`` slot."""
+
+    def __init__(self, key: tuple, code: Any) -> None:
+        self.key, self.code = key, code
+
+
+class _SharedTemplates:
+    """A Jinja bytecode cache in memory, shared by every exporter of this process.
+
+    Jinja's loader calls ``get_bucket`` and, after compiling, ``set_bucket`` on
+    ``environment.bytecode_cache``; the key holds the template's source itself and
+    the environment's compile settings, so a changed template is compiled again.
+    """
+
+    def __init__(self) -> None:
+        self.code: dict[tuple, Any] = {}
+
+    @staticmethod
+    def _settings(environment: Any) -> tuple:
+        names = ("block_start_string", "block_end_string", "variable_start_string",
+                 "variable_end_string", "comment_start_string", "comment_end_string",
+                 "line_statement_prefix", "line_comment_prefix", "trim_blocks",
+                 "lstrip_blocks", "newline_sequence", "keep_trailing_newline", "optimized",
+                 "is_async", "autoescape")
+        return (*(repr(getattr(environment, n, None)) for n in names),
+                *sorted(getattr(environment, "extensions", {})))
+
+    def get_bucket(self, environment: Any, name: str, filename: str | None,
+                   source: str) -> _Bucket:
+        key = (name, filename, hashlib.sha256(source.encode()).hexdigest(),
+               self._settings(environment))
+        return _Bucket(key, self.code.get(key))
+
+    def set_bucket(self, bucket: _Bucket) -> None:
+        self.code[bucket.key] = bucket.code
+
+    @contextlib.contextmanager
+    def exporters(self) -> Iterator[None]:
+        """mkdocs-jupyter's exporters, sharing compiled templates while the block runs."""
+        from mkdocs_jupyter import nbconvert2
+
+        cache = self
+        saved = nbconvert2.HTMLExporter, nbconvert2.MarkdownExporter
+
+        def sharing(base: type) -> type:
+            class Sharing(base):  # type: ignore[misc, valid-type]
+                def _create_environment(self):  # noqa: ANN202 - nbconvert's signature
+                    environment = super()._create_environment()
+                    environment.bytecode_cache = cache
+                    return environment
+
+            Sharing.__name__ = Sharing.__qualname__ = base.__name__
+            return Sharing
+
+        nbconvert2.HTMLExporter, nbconvert2.MarkdownExporter = map(sharing, saved)
+        # nb2html keeps the kernel language of the previous notebook when one has no
+        # kernelspec: start every conversion from its default instead.
+        nbconvert2.kernel_lang = "python"
+        try:
+            yield
+        finally:
+            nbconvert2.HTMLExporter, nbconvert2.MarkdownExporter = saved
+
+
+_TEMPLATES = _SharedTemplates()
+
+
+def convert(source: Path, conversion: Conversion) -> dict[str, Any]:
+    """Convert one notebook as mkdocs-jupyter does: its HTML, TOC tokens and h1 title."""
+    from mkdocs_jupyter import convert as jupyter_convert
+    from mkdocs_jupyter.plugin import _get_nb_toc_tokens
+
+    with _TEMPLATES.exporters():
+        content = jupyter_convert.nb2html(str(source), **conversion.nb2html_arguments())
+        toc_tokens, title = _get_nb_toc_tokens(str(source), conversion.toc_depth)
+    return {"content": content, "toc_tokens": toc_tokens, "title": title}
+
+
+class NotebookCache:
+    """Converted notebooks under ``folder``, one JSON file per key."""
+
+    def __init__(self, folder: Path, fingerprint: str) -> None:
+        self.folder = Path(folder)
+        self.fingerprint = fingerprint
+        self.hits = self.misses = 0
+
+    def key(self, source: Path, conversion: Conversion) -> str:
+        digest = hashlib.sha256(self.fingerprint.encode())
+        digest.update(json.dumps(asdict(conversion), sort_keys=True, default=sorted).encode())
+        digest.update(hashlib.sha256(Path(source).read_bytes()).digest())
+        return digest.hexdigest()
+
+    def _path(self, key: str) -> Path:
+        return self.folder / f"{key}.json"
+
+    def load(self, key: str) -> dict[str, Any] | None:
+        path = self._path(key)
+        try:
+            entry = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(entry, dict) or entry.get("key") != key:
+            return None
+        with contextlib.suppress(OSError):
+            os.utime(path)  # used now: keeps it from pruning
+        return entry
+
+    def store(self, key: str, entry: dict[str, Any]) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        handle, staged = tempfile.mkstemp(dir=self.folder, prefix=".", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                json.dump({**entry, "key": key}, out, ensure_ascii=False)
+            os.replace(staged, self._path(key))
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(staged)
+            raise
+
+    def converted(self, source: Path, conversion: Conversion) -> dict[str, Any]:
+        """The conversion of ``source``, from the cache when its key is there."""
+        if conversion.execute:  # executed output depends on the kernel: never cached
+            self.misses += 1
+            return convert(source, conversion)
+        key = self.key(source, conversion)
+        entry = self.load(key)
+        if entry is None:
+            self.misses += 1
+            entry = convert(source, conversion)
+            self.store(key, entry)
+        else:
+            self.hits += 1
+        return entry
+
+    def install(self, page: Any, options: Mapping[str, Any]) -> None:
+        """Make ``page.render`` (a notebook page mkdocs-jupyter has prepared) read
+        its conversion from this cache. mkdocs-jupyter's own ``on_pre_page`` must
+        have run: this keeps its other page settings (notebook URL, data files)."""
+        from mkdocs.structure.toc import get_toc
+
+        source = Path(page.file.abs_src_path)
+        conversion = Conversion.of(options, str(source))
+        cache = self
+
+        def render(config: Any, files: Any) -> None:
+            entry = cache.converted(source, conversion)
+            page.content = entry["content"]
+            page.toc = get_toc(entry["toc_tokens"])
+            if entry.get("title") is not None and not conversion.ignore_h1_titles:
+                page.title = entry["title"]
+
+        page.render = render
+
+    def prune(self, max_age_days: float = MAX_AGE_DAYS) -> int:
+        """Remove entries (and stray temporary files) unused for ``max_age_days``."""
+        if not self.folder.is_dir():
+            return 0
+        limit = time.time() - max_age_days * 86400
+        removed = 0
+        for path in [*self.folder.glob("*.json"), *self.folder.glob(".*.tmp")]:
+            with contextlib.suppress(OSError):
+                if path.stat().st_mtime < limit:
+                    path.unlink()
+                    removed += 1
+        return removed

@@ -1,0 +1,130 @@
+"""Trial rows at the store's edge: CSV text ⇄ :class:`~harness.core.rows.TrialRow`.
+
+Every cell is converted by its column's kind and checked for range: times and
+memory are finite and non-negative, booleans are exactly ``true``/``false``,
+each (trial, threads) appears once, and a file with a header and no row is an
+error. A UTF-8 byte-order mark is accepted. Every message names file and line.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import math
+from pathlib import Path
+from typing import Any
+
+from harness.core.errors import HarnessError, Location
+from harness.core.rows import COLUMNS, CSV_HEADER, Column, TrialRow
+
+__all__ = ["format_rows", "parse_rows"]
+
+_BY_NAME = {c.name: c for c in COLUMNS}
+_ROW_FIELDS = {f.name for f in dataclasses.fields(TrialRow)} - {"location"}
+
+
+def _number_text(value: float) -> str:
+    return f"{value:.6g}"
+
+
+def _cell_text(column: Column, value: Any) -> str:
+    if value is None:
+        return ""
+    if column.kind == "bool":
+        return "true" if value else "false"
+    if column.kind == "float":
+        return _number_text(float(value))
+    if column.kind == "floats":
+        return " ".join(f"{v:.4g}" for v in value)
+    return str(value)
+
+
+def format_rows(rows: list[TrialRow], *, columns: tuple[str, ...] = CSV_HEADER) -> str:
+    """The CSV text of ``rows`` under ``columns`` (the full header by default)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow([_cell_text(_BY_NAME[c], getattr(row, c)) for c in columns])
+    return out.getvalue()
+
+
+def _float(text: str, where: str, name: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise HarnessError(f"{where}: column {name!r} holds {text!r}; expected a number") from None
+    if not math.isfinite(value) or value < 0:
+        raise HarnessError(
+            f"{where}: column {name!r} holds {text!r}; expected a finite number ≥ 0"
+        )
+    return value
+
+
+def _cell(column: Column, text: str, where: str) -> Any:
+    if text == "":
+        if column.required:
+            raise HarnessError(f"{where}: column {column.name!r} is empty; it is required")
+        return {"bool": False, "floats": (), "text": ""}.get(column.kind)
+    if column.kind == "text":
+        return text
+    if column.kind == "bool":
+        if text not in ("true", "false"):
+            raise HarnessError(
+                f"{where}: column {column.name!r} holds {text!r}; expected true or false"
+            )
+        return text == "true"
+    if column.kind == "int":
+        if not text.isdigit():
+            raise HarnessError(
+                f"{where}: column {column.name!r} holds {text!r}; expected an integer ≥ 0"
+            )
+        return int(text)
+    if column.kind == "floats":
+        return tuple(_float(part, where, column.name) for part in text.split())
+    return _float(text, where, column.name)
+
+
+def parse_rows(text: str, shown: Path) -> list[TrialRow]:
+    """Rows of a record file's ``text``; errors name ``shown`` and the line."""
+    reader = csv.reader(io.StringIO(text.removeprefix("\ufeff"), newline=""))
+    header = next(reader, None)
+    expected = ",".join(CSV_HEADER)
+    if header is None:
+        raise HarnessError(f"{shown}:1: empty record; expected the header {expected}")
+    missing = [c for c in CSV_HEADER if c not in header]
+    unknown = [c for c in header if c not in CSV_HEADER]
+    repeated = sorted({c for c in header if header.count(c) > 1})
+    if missing or unknown or repeated:
+        what = (f"missing column {missing[0]!r}" if missing else
+                f"unknown column {unknown[0]!r}" if unknown else f"column {repeated[0]!r} twice")
+        raise HarnessError(f"{shown}:1: {what}; expected the header {expected}")
+    rows: list[TrialRow] = []
+    seen: dict[tuple[str, int], int] = {}
+    for cells in reader:
+        line = reader.line_num
+        if not any(cells):
+            continue
+        where = f"{shown}:{line}"
+        if len(cells) != len(header):
+            raise HarnessError(f"{where}: {len(cells)} cells where the header has {len(header)}")
+        values = {name: _cell(_BY_NAME[name], cell, where)
+                  for name, cell in zip(header, cells, strict=True)}
+        row = TrialRow(**{k: v for k, v in values.items() if k in _ROW_FIELDS},
+                       location=Location(path=shown, line=line))
+        if row.key in seen:
+            raise HarnessError(
+                f"{where}: trial {row.trial!r} with {row.threads} thread(s) already has a row "
+                f"at line {seen[row.key]}; a record holds one row per trial and thread count"
+            )
+        seen[row.key] = line
+        if row.peak_fraction is not None and row.peak_fraction > 1:
+            raise HarnessError(
+                f"{where}: peak_fraction {row.peak_fraction:g} exceeds 1; a theoretical peak "
+                "bounds every run, so this peak is wrong (record it again)"
+            )
+        rows.append(row)
+    if not rows:
+        raise HarnessError(f"{shown}:2: the record has a header and no row; expected at least one")
+    return rows

@@ -1,0 +1,62 @@
+"""Records checked against the sources they claim to describe. No torch import.
+
+:func:`harness.records.store.load_all` already checked each file as data
+(types, ranges, attribution). Here the record sets meet the checkout: every row
+names a declared trial, every observation an existing expectation, the
+published list matches the sets on disk, and no recorded observation contradicts
+its analytic expectation unless that expectation declares a known failure.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness.core.compare import compare, format_value
+from harness.core.errors import suggest
+from harness.core.types import TrialSpec
+from harness.records.published import check_published
+from harness.records.store import Records
+from harness.sources.project import Project
+
+__all__ = ["check_records"]
+
+
+def check_records(
+    records: Records, *, project: Project, specs: dict[str, TrialSpec], results: Path
+) -> list[str]:
+    """Every problem between the records and the checkout, one line each."""
+    problems = check_published(records, results, root=project.root)
+    expectations = {(e.snippet, e.name): e for items in project.expectations.values()
+                    for e in items}
+    for record in records.items:
+        for row in record.rows:
+            if row.trial not in specs:
+                problems.append(
+                    f"{row.location}: record names unknown trial {row.trial!r} (not in "
+                    f"harness/trials.toml).{suggest(row.trial, specs)}"
+                )
+        for (snippet, name), where in record.observation_lines.items():
+            expectation = expectations.get((snippet, name))
+            if expectation is None:
+                known = sorted(f"{s} {n}" for s, n in expectations if s == snippet)
+                problems.append(
+                    f"{where}: record holds an observation of {snippet!r} {name!r}, which no "
+                    f"expectation asks for (valid: {', '.join(known) or 'none'}); run "
+                    "`python -m harness record --only examples` to drop it"
+                )
+                continue
+            observation = record.observation(snippet, name)
+            assert observation is not None
+            snippet_now = project.snippets.get(snippet)
+            if snippet_now is None or observation.snippet_sha256 != snippet_now.sha256:
+                continue  # stale: the page marks it and the build warns separately
+            verdict = compare(expectation, observation)
+            if not verdict.holds and not expectation.known_failure:
+                problems.append(
+                    f"{where}: recorded {name!r} = "
+                    f"{format_value(observation.value, kind=observation.kind)} "
+                    f"contradicts the analytic expectation at {expectation.location} "
+                    f"({verdict.reason}); fix the derivation or the snippet, or declare "
+                    'known_failure = "why" on the expectation so the page shows it as such'
+                )
+    return problems

