@@ -1,7 +1,16 @@
-"""Shared fixtures: a copy of the tiny sample project that tests may break."""
+"""Shared fixtures: a copy of the tiny sample project that tests may break, and the
+real site built once per test run (``built_site``), shared by xdist workers.
+
+Every docs build of the run (the real site, and the broken copies of the fault
+tests) shares one notebook-conversion cache, keyed on content
+(harness/integrations/notebook_cache.py), so a copy's unchanged notebooks are not
+converted again: HARNESS_CACHE points them all at the checkout's ``.cache/harness``,
+the folder ``mkdocs build`` and ``mkdocs serve`` use.
+"""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -11,6 +20,9 @@ pytest_plugins = ["pytester"]
 
 SAMPLES = Path(__file__).parent / "samples"
 ROOT = Path(__file__).parent.parent
+BUILD_CACHE = ROOT / ".cache" / "harness"
+
+os.environ.setdefault("HARNESS_CACHE", str(BUILD_CACHE))
 
 
 @pytest.fixture
@@ -53,7 +65,9 @@ def site_builder():
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The real site, built once per test run and shared by xdist workers."""
+    """The real site, built once per test run and shared by xdist workers: the first
+    worker to ask builds it under a lock, the others wait and read the same folder
+    (links, page structure, browser tests and anything else that reads a built site)."""
     import fcntl
     import os
 

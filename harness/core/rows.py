@@ -25,6 +25,9 @@ class Column:
     kind: CellKind
     required: bool = False
     """An empty cell is an error (otherwise empty means "not measured")."""
+    positive: bool = False
+    """A number here must be above zero (a time or a rate of zero is not a measurement,
+    and a log scale cannot place it)."""
     help: str = ""
     """What the column holds, with its unit (CONTRIBUTING's column list reads this)."""
 
@@ -42,7 +45,8 @@ COLUMNS: tuple[Column, ...] = (
     Column(name="dtype", kind="text", required=True, help="torch dtype name"),
     Column(name="shape", kind="text", required=True, help="e.g. 1024x1024, or scalar"),
     Column(name="batch", kind="int", required=True, help="items per call"),
-    Column(name="latency", kind="float", help="steady-state median per call, seconds"),
+    Column(name="latency", positive=True, kind="float",
+           help="steady-state median per call, seconds"),
     Column(name="memory", kind="int", help="peak memory above the baseline, bytes"),
     Column(name="quality_pass", kind="bool", required=True,
            help="error ≤ tolerance (false on any error)"),
@@ -54,7 +58,7 @@ COLUMNS: tuple[Column, ...] = (
     Column(name="noisy", kind="bool", required=True, help="IQR / median above 10 %"),
     Column(name="load_s", kind="float", help="building inputs or model, seconds"),
     Column(name="first_call_s", kind="float", help="first call, seconds"),
-    Column(name="throughput", kind="float", help="FLOP/s, samples/s or calls/s"),
+    Column(name="throughput", positive=True, kind="float", help="FLOP/s, samples/s or calls/s"),
     Column(name="throughput_unit", kind="text", help="FLOP/s, samples/s or calls/s"),
     Column(name="peak_fraction", kind="float", help="throughput / theoretical peak"),
     Column(name="quality_error", kind="float", help="relative error vs the reference"),
@@ -65,7 +69,7 @@ COLUMNS: tuple[Column, ...] = (
     Column(name="spec_sha256", kind="text", required=True,
            help="hash of the trial's declaration and workload source"),
     Column(name="error", kind="text", help="the exception, if a phase failed"),
-    Column(name="samples_s", kind="floats",
+    Column(name="samples_s", positive=True, kind="floats",
            help="per-block mean time per call, seconds, space-separated"),
     Column(name="number_per_run", kind="int", help="calls per timed block"),
     Column(name="run_id", kind="text", required=True,

@@ -106,7 +106,8 @@ class Observation:
     kind: ObservationKind
     value: Any
     """JSON-able value: what the run produced (``None`` for kind none, message for error,
-    ``{"type": ..., "types": [...], "message": ...}`` for an exception)."""
+    ``{"type": ..., "types": [...], "message": ...}`` for an exception). No verdict is
+    stored: pages and checks compare it with the expectation as it is now."""
     dtype: str | None = None
     device: str | None = None
     shape: tuple[int, ...] | None = None
@@ -115,8 +116,6 @@ class Observation:
     """The record file it belongs to (``cpu``, ``cuda-nvidia-h200``...)."""
     date: str = ""
     snippet_sha256: str = ""
-    holds: bool | None = None
-    """Whether the analytic expectation held at record time (``None``: not compared)."""
     run_id: str = ""
     """The recording run it came from (its environment is kept under this id)."""
 

@@ -13,6 +13,7 @@ import argparse
 import sys
 
 from harness.core.errors import HarnessError
+from harness.integrations import drift_command as drift
 from harness.integrations import notebooks_command as notebooks
 from harness.integrations import publish_command as publish
 from harness.integrations import record_command as record
@@ -45,6 +46,12 @@ def parser() -> argparse.ArgumentParser:
     )
     publish.configure(publisher)
     publisher.set_defaults(handler=publish.run)
+    reporter = commands.add_parser(
+        "drift", help="what changed between recorded torch builds (examples and trials)",
+        description=(drift.__doc__ or "").strip().splitlines()[0],
+    )
+    drift.configure(reporter)
+    reporter.set_defaults(handler=drift.run)
     return top
 
 

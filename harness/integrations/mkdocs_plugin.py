@@ -25,7 +25,12 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.utils.meta import get_data
 
 from harness.core.errors import HarnessError
-from harness.integrations.notebook_cache import NotebookCache, render_fingerprint
+from harness.integrations.marker_cache import MarkerCache, inputs_digest
+from harness.integrations.notebook_cache import (
+    NotebookCache,
+    SharedTemplates,
+    render_fingerprint,
+)
 from harness.records.store import load_all
 from harness.records.validate import check_records
 from harness.sources.checks import check_pages, check_project, raise_problems
@@ -34,9 +39,11 @@ from harness.sources.project import Project, resolve_includes
 from harness.sources.trials import load_trials, workload_sources
 from harness.views.markers import Page, Site, render_marker
 
-__all__ = ["HarnessConfig", "HarnessPlugin", "typed_figures"]
+__all__ = ["HarnessConfig", "HarnessPlugin", "rerecord_hint", "typed_figures"]
 
 log = logging.getLogger("mkdocs.plugins.harness")
+HARNESS = Path(__file__).resolve().parents[1]
+"""The harness package: its code (and trials.toml) is part of every marker's cache key."""
 
 _FENCE = re.compile(r"^(\s*)(```+|~~~+).*?^\1\2\s*$", re.M | re.S)
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
@@ -47,14 +54,40 @@ _FIGURE = re.compile(
 )
 
 
+_COMMAND = re.compile(r"`(python -m harness record[^`]*)`")
+_RERECORD = {
+    "es": "Para volver a registrar, con cada versión de torch que muestra la página",
+    "en": "To record again, under each torch build the page shows",
+}
+
+
+def rerecord_hint(stale: list[str], lang: str) -> str:
+    """The commands that refresh what a marker showed stale, as a paragraph after it.
+
+    A strict build fails on stale records, so only the preview (``mkdocs serve``,
+    not strict) ever shows it: there a snippet edit re-renders its page at once.
+    """
+    commands = list(dict.fromkeys(m.group(1) for text in stale for m in _COMMAND.finditer(text)))
+    if not commands:
+        return ""
+    shown = " · ".join(f"`{command}`" for command in commands)
+    label = _RERECORD.get(lang, _RERECORD["en"])
+    return f'\n<p class="harness-rerecord" markdown>{label}: {shown}</p>\n'
+
+
+def _markdown_and_stale(rendered: Any) -> tuple[str, list[str]]:
+    return rendered.markdown, list(rendered.stale)
+
+
 class HarnessConfig(base.Config):
     results = c.Type(str, default="results")
     """Folder of the records, relative to mkdocs.yml."""
     check_typed_figures = c.Type(bool, default=True)
     """Warn about measured-looking figures typed into a page instead of a marker."""
-    notebook_cache = c.Type(str, default=".cache/harness-notebooks")
-    """Folder of converted notebooks, relative to mkdocs.yml ("" turns the cache off).
-    The environment variable HARNESS_NOTEBOOK_CACHE overrides it (the tests share one)."""
+    cache_dir = c.Type(str, default=".cache/harness")
+    """Build caches, relative to mkdocs.yml ("" turns them off): converted notebooks,
+    compiled templates, rendered markers, each keyed on content and safe to delete.
+    The environment variable HARNESS_CACHE overrides it (the tests share one)."""
 
 
 def typed_figures(text: str, path: Path) -> list[str]:
@@ -86,16 +119,22 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):
         self.site = Site(project=project, records=records, specs=specs,
                          sources=workload_sources())
         self.notebooks = None
+        folder = os.environ.get("HARNESS_CACHE", self.config.cache_dir)
+        cache = root / folder if folder else None
+        self.markers = MarkerCache(
+            cache / "markers" if cache else None,
+            inputs_digest([HARNESS, results, root / "snippets", root / config.docs_dir]),
+        )
         jupyter = config.plugins.get("mkdocs-jupyter")
-        folder = os.environ.get("HARNESS_NOTEBOOK_CACHE", self.config.notebook_cache)
-        if jupyter is not None and folder:
+        if jupyter is not None and cache is not None:
             # mkdocs-jupyter's own cache is replaced, not stacked: under static-i18n each
             # language build evicts the other's entries (see notebook_cache.py).
             jupyter.config["cache"] = False
             self.notebooks = NotebookCache(
-                root / folder,
+                cache / "notebooks",
                 render_fingerprint(theme=config.theme.name or "",
                                    language=config.theme.get("language") or ""),
+                SharedTemplates(cache / "templates"),
             )
         return config
 
@@ -132,7 +171,24 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):
             self.notebooks.install(page, config.plugins["mkdocs-jupyter"].config)
         return page
 
+    def on_serve(self, server: Any, config: Any, builder: Any) -> Any:
+        """`mkdocs serve` rebuilds when a snippet, a record, the trials or the harness
+        change, not only the pages (the preview is not strict: see mkdocs.yml)."""
+        root = Path(config.config_file_path).resolve().parent
+        for folder in (root / "snippets", root / self.config.results, root / "harness"):
+            if folder.is_dir():
+                server.watch(str(folder))
+        return server
+
+    def on_env(self, env: Any, config: Any, files: Any) -> Any:
+        """Share compiled theme templates between the language builds and with later
+        builds (the theme's ~90 Jinja templates otherwise compile on every build)."""
+        if self.notebooks is not None and env.bytecode_cache is None:
+            env.bytecode_cache = self.notebooks.templates
+        return env
+
     def on_post_build(self, config: Any) -> None:
+        self.markers.prune()
         if self.notebooks is not None:
             self.notebooks.prune()
             log.debug("notebook cache: %d hit(s), %d conversion(s)",
@@ -161,10 +217,12 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):
             pieces: list[str] = []
             position = 0
             for marker in find_markers(markdown, shown):
-                rendered = render_marker(marker, self.site, page)
-                for message in rendered.stale:
+                text, stale = self.markers.rendered(
+                    self.markers.key(marker, lang, included),
+                    lambda m=marker: _markdown_and_stale(render_marker(m, self.site, page)))
+                for message in stale:
                     log.warning(message)
-                pieces += [markdown[position : marker.start], rendered.markdown]
+                pieces += [markdown[position : marker.start], text, rerecord_hint(stale, lang)]
                 position = marker.end
             pieces.append(markdown[position:])
         except HarnessError as exc:

@@ -18,7 +18,7 @@ This module keys one conversion on everything its output depends on:
   ``nb2html`` loads;
 * :data:`FORMAT`, bumped whenever an entry's layout or meaning changes.
 
-An entry is a JSON file named by its key under ``.cache/harness-notebooks/``,
+An entry is a JSON file named by its key under ``.cache/harness/notebooks/``,
 written atomically (a half-written entry is never read; an unreadable one is a
 miss), so the folder is safe to delete at any time. A notebook that mkdocs-jupyter
 *executes* is never cached: its output depends on the kernel's environment,
@@ -26,9 +26,10 @@ which no key can see. Entries unused for :data:`MAX_AGE_DAYS` are removed at the
 end of a build; entries of the other language are left alone.
 
 A cold conversion is also cheaper: nbconvert builds a new exporter, and with it a
-new Jinja environment, for every notebook and recompiles about 160 templates each
-time. Here the exporters share one in-memory Jinja bytecode cache (keyed on each
-template's source), so each template compiles once per process.
+new Jinja environment, for every notebook and recompiles its templates each time.
+Here the exporters share one Jinja bytecode cache (:class:`SharedTemplates`, keyed
+on each template's source), so each template compiles once, and a later build
+loads it compiled from ``.cache/harness/templates/``.
 
 Nothing here is specific to this site: it could be offered upstream to
 mkdocs-jupyter as a replacement for its cache (see CONTRIBUTING.md). The site's
@@ -40,17 +41,21 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import marshal
 import os
 import pathlib
+import sys
 import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass
 from importlib import metadata
+from importlib.util import MAGIC_NUMBER
 from pathlib import Path
 from typing import Any
 
-__all__ = ["FORMAT", "MAX_AGE_DAYS", "Conversion", "NotebookCache", "render_fingerprint"]
+__all__ = ["FORMAT", "MAX_AGE_DAYS", "Conversion", "NotebookCache", "SharedTemplates",
+           "render_fingerprint"]
 
 FORMAT = 1
 """Bump when an entry's layout or meaning changes: old entries then never match."""
@@ -123,39 +128,72 @@ def render_fingerprint(*, theme: str = "", language: str = "") -> str:
 class _Bucket:
     """What Jinja's loader asks of a bytecode-cache bucket: a ``code`` slot."""
 
-    def __init__(self, key: tuple, code: Any) -> None:
+    def __init__(self, key: str, code: Any) -> None:
         self.key, self.code = key, code
 
 
-class _SharedTemplates:
-    """A Jinja bytecode cache in memory, shared by every exporter of this process.
+def _write_atomically(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so a reader sees the old file or the whole new one."""
+    handle, staged = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.replace(staged, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(staged)
+        raise
+
+
+class SharedTemplates:
+    """A Jinja bytecode cache shared by every environment given it: in memory, and
+    on disk under ``folder`` when one is given (so a later build skips compiling).
 
     Jinja's loader calls ``get_bucket`` and, after compiling, ``set_bucket`` on
-    ``environment.bytecode_cache``; the key holds the template's source itself and
-    the environment's compile settings, so a changed template is compiled again.
+    ``environment.bytecode_cache``. The key holds the template's source, the
+    environment's compile settings, and the Jinja and Python versions, so a changed
+    template, setting or interpreter compiles again; an unreadable file is a miss.
     """
 
-    def __init__(self) -> None:
-        self.code: dict[tuple, Any] = {}
+    def __init__(self, folder: Path | None = None) -> None:
+        self.folder = Path(folder) if folder else None
+        self.code: dict[str, Any] = {}
+        try:
+            jinja = metadata.version("jinja2")
+        except metadata.PackageNotFoundError:  # pragma: no cover - nbconvert needs it
+            jinja = "absent"
+        self._runtime = f"jinja2=={jinja} {sys.implementation.cache_tag} {MAGIC_NUMBER.hex()}"
 
     @staticmethod
-    def _settings(environment: Any) -> tuple:
+    def _settings(environment: Any) -> str:
         names = ("block_start_string", "block_end_string", "variable_start_string",
                  "variable_end_string", "comment_start_string", "comment_end_string",
                  "line_statement_prefix", "line_comment_prefix", "trim_blocks",
                  "lstrip_blocks", "newline_sequence", "keep_trailing_newline", "optimized",
                  "is_async", "autoescape")
-        return (*(repr(getattr(environment, n, None)) for n in names),
-                *sorted(getattr(environment, "extensions", {})))
+        return repr((*(repr(getattr(environment, n, None)) for n in names),
+                     *sorted(getattr(environment, "extensions", {}))))
 
     def get_bucket(self, environment: Any, name: str, filename: str | None,
                    source: str) -> _Bucket:
-        key = (name, filename, hashlib.sha256(source.encode()).hexdigest(),
-               self._settings(environment))
-        return _Bucket(key, self.code.get(key))
+        digest = hashlib.sha256(f"{self._runtime}\n{self._settings(environment)}\n"
+                                f"{name}\n{filename}\n".encode())
+        digest.update(source.encode())
+        key = digest.hexdigest()
+        code = self.code.get(key)
+        if code is None and self.folder is not None:
+            with contextlib.suppress(OSError, ValueError, EOFError, TypeError):
+                code = marshal.loads((self.folder / f"{key}.code").read_bytes())
+                self.code[key] = code
+        return _Bucket(key, code)
 
     def set_bucket(self, bucket: _Bucket) -> None:
         self.code[bucket.key] = bucket.code
+        if self.folder is None:
+            return
+        with contextlib.suppress(OSError):
+            self.folder.mkdir(parents=True, exist_ok=True)
+            _write_atomically(self.folder / f"{bucket.key}.code", marshal.dumps(bucket.code))
 
     @contextlib.contextmanager
     def exporters(self) -> Iterator[None]:
@@ -185,15 +223,16 @@ class _SharedTemplates:
             nbconvert2.HTMLExporter, nbconvert2.MarkdownExporter = saved
 
 
-_TEMPLATES = _SharedTemplates()
+_TEMPLATES = SharedTemplates()
 
 
-def convert(source: Path, conversion: Conversion) -> dict[str, Any]:
+def convert(source: Path, conversion: Conversion,
+            templates: SharedTemplates | None = None) -> dict[str, Any]:
     """Convert one notebook as mkdocs-jupyter does: its HTML, TOC tokens and h1 title."""
     from mkdocs_jupyter import convert as jupyter_convert
     from mkdocs_jupyter.plugin import _get_nb_toc_tokens
 
-    with _TEMPLATES.exporters():
+    with (templates or _TEMPLATES).exporters():
         content = jupyter_convert.nb2html(str(source), **conversion.nb2html_arguments())
         toc_tokens, title = _get_nb_toc_tokens(str(source), conversion.toc_depth)
     return {"content": content, "toc_tokens": toc_tokens, "title": title}
@@ -202,10 +241,13 @@ def convert(source: Path, conversion: Conversion) -> dict[str, Any]:
 class NotebookCache:
     """Converted notebooks under ``folder``, one JSON file per key."""
 
-    def __init__(self, folder: Path, fingerprint: str) -> None:
+    def __init__(self, folder: Path, fingerprint: str,
+                 templates: SharedTemplates | None = None) -> None:
         self.folder = Path(folder)
         self.fingerprint = fingerprint
         self.hits = self.misses = 0
+        self.templates = templates or SharedTemplates(self.folder / "templates")
+        """Compiled Jinja templates, for nbconvert's exporters and any other environment."""
 
     def key(self, source: Path, conversion: Conversion) -> str:
         digest = hashlib.sha256(self.fingerprint.encode())
@@ -230,26 +272,19 @@ class NotebookCache:
 
     def store(self, key: str, entry: dict[str, Any]) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
-        handle, staged = tempfile.mkstemp(dir=self.folder, prefix=".", suffix=".tmp")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                json.dump({**entry, "key": key}, out, ensure_ascii=False)
-            os.replace(staged, self._path(key))
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(staged)
-            raise
+        _write_atomically(self._path(key),
+                          json.dumps({**entry, "key": key}, ensure_ascii=False).encode())
 
     def converted(self, source: Path, conversion: Conversion) -> dict[str, Any]:
         """The conversion of ``source``, from the cache when its key is there."""
         if conversion.execute:  # executed output depends on the kernel: never cached
             self.misses += 1
-            return convert(source, conversion)
+            return convert(source, conversion, self.templates)
         key = self.key(source, conversion)
         entry = self.load(key)
         if entry is None:
             self.misses += 1
-            entry = convert(source, conversion)
+            entry = convert(source, conversion, self.templates)
             self.store(key, entry)
         else:
             self.hits += 1
@@ -280,7 +315,10 @@ class NotebookCache:
             return 0
         limit = time.time() - max_age_days * 86400
         removed = 0
-        for path in [*self.folder.glob("*.json"), *self.folder.glob(".*.tmp")]:
+        folders = {self.folder, *([self.templates.folder] if self.templates.folder else [])}
+        paths = [p for folder in folders for pattern in ("*.json", "*.code", ".*.tmp")
+                 for p in folder.glob(pattern)]
+        for path in paths:
             with contextlib.suppress(OSError):
                 if path.stat().st_mtime < limit:
                     path.unlink()

@@ -50,14 +50,16 @@ def format_rows(rows: list[TrialRow], *, columns: tuple[str, ...] = CSV_HEADER) 
     return out.getvalue()
 
 
-def _float(text: str, where: str, name: str) -> float:
+def _float(text: str, where: str, column: Column) -> float:
+    name = column.name
     try:
         value = float(text)
     except ValueError:
         raise HarnessError(f"{where}: column {name!r} holds {text!r}; expected a number") from None
-    if not math.isfinite(value) or value < 0:
+    low, bound = (0.0, "> 0") if column.positive else (-1.0, "≥ 0")
+    if not math.isfinite(value) or value <= low or value < 0:
         raise HarnessError(
-            f"{where}: column {name!r} holds {text!r}; expected a finite number ≥ 0"
+            f"{where}: column {name!r} holds {text!r}; expected a finite number {bound}"
         )
     return value
 
@@ -82,8 +84,8 @@ def _cell(column: Column, text: str, where: str) -> Any:
             )
         return int(text)
     if column.kind == "floats":
-        return tuple(_float(part, where, column.name) for part in text.split())
-    return _float(text, where, column.name)
+        return tuple(_float(part, where, column) for part in text.split())
+    return _float(text, where, column)
 
 
 def parse_rows(text: str, shown: Path) -> list[TrialRow]:

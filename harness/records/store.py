@@ -115,9 +115,6 @@ def read_observations(path: Path, shown: Path) -> list[tuple[Location, Observati
                 f"{shown}:{number}: unknown kind {data['kind']!r}."
                 f"{suggest(data['kind'], OBSERVATION_KINDS)}"
             )
-        if data.get("holds") not in (True, False, None):
-            raise HarnessError(
-                f"{shown}:{number}: 'holds' is {data['holds']!r}; expected true, false or null")
         if data.get("shape") is not None:
             data["shape"] = tuple(data["shape"])
         found.append((Location(path=shown, line=number), Observation(**data)))

@@ -50,9 +50,10 @@ class QuietGuard:
     def mark(self) -> Mark | None:
         return _snapshot()
 
-    def others(self, since: Mark | None) -> float:
-        """Average number of cores other processes kept busy since ``since``."""
-        end = _snapshot()
+    def others(self, since: Mark | None, end: Mark | None = None) -> float:
+        """Average number of cores other processes kept busy between ``since`` and ``end``
+        (now, by default)."""
+        end = end if end is not None else _snapshot()
         if since is None or end is None or end[0] == since[0]:
             return 0.0
         total, busy, own = (b - a for a, b in zip(since, end, strict=True))

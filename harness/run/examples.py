@@ -178,7 +178,7 @@ def record_examples(*, project: Project, environment: Environment, timeout: floa
                         report.failures.append(failure_message(project, include, snippet, item))
                     report.observations.append(Observation(
                         **{**item.observation.__dict__, **stamp,
-                           "snippet_sha256": snippet.sha256, "holds": item.verdict.holds}))
+                           "snippet_sha256": snippet.sha256}))
         finally:
             session.close()
     return report

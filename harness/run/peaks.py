@@ -11,7 +11,10 @@ from pathlib import Path
 
 from harness.core.types import Environment
 
-__all__ = ["GPU_SPECS", "bounded_fraction", "cpu_info", "cpu_peak", "gpu_peak", "peak_for"]
+__all__ = [
+    "GPU_SPECS", "bounded_fraction", "cpu_info", "cpu_peak", "flop_per_cycle", "gpu_peak",
+    "peak_for",
+]
 
 
 #: Dense (no sparsity) tensor-core/vector peaks, FLOP/s, from the vendors' datasheets.
@@ -52,7 +55,7 @@ def cpu_info() -> dict[str, str]:
     return info
 
 
-def _flop_per_cycle(vendor: str, flags: set[str]) -> tuple[dict[str, float], str]:
+def flop_per_cycle(vendor: str, flags: set[str]) -> tuple[dict[str, float], str]:
     """FLOP per cycle per core by dtype for the detected ISA, and why."""
     if "avx512f" in flags:
         # Intel server cores have two 512-bit FMA units; AMD Zen 4 runs 512-bit
@@ -90,7 +93,7 @@ def cpu_peak() -> tuple[dict[str, float], str]:
     """
     info = cpu_info()
     flags = set(info.get("flags", info.get("Features", "")).split())
-    per_cycle, why = _flop_per_cycle(info.get("vendor_id", ""), flags)
+    per_cycle, why = flop_per_cycle(info.get("vendor_id", ""), flags)
     clock, clock_source = 0.0, ""
     max_freq = Path("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq")
     if max_freq.exists():

@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 import re
 
-__all__ = ["cell", "code"]
+__all__ = ["cell", "code", "html_text"]
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]|#<>!~])")
 
@@ -25,3 +25,9 @@ def code(text: object) -> str:
     (Markdown escapes would show as backslashes inside a code span.)"""
     flat = " ".join(str(text).split())
     return f"<code>{html.escape(flat)}</code>".replace("|", "&#124;")
+
+
+def html_text(text: object) -> str:
+    """Record text for raw HTML (table cells, attributes, notes): escaped, one line.
+    Markdown is not parsed inside the harness's HTML blocks, so no backslashes."""
+    return html.escape(" ".join(str(text).split()), quote=True)

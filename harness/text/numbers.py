@@ -20,6 +20,7 @@ __all__ = [
     "scientific",
     "si_scale",
     "throughput_text",
+    "unbroken",
 ]
 
 _LATENCY_UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
@@ -94,3 +95,11 @@ def bytes_text(count: float, lang: str) -> str:
 def percent_text(fraction: float, lang: str) -> str:
     number = decimal(fraction * 100, lang)
     return f"{number} %" if lang == "es" else f"{number}%"
+
+
+NBSP = "\u00a0"
+
+
+def unbroken(text: str) -> str:
+    """``text`` with non-breaking spaces, so a number never parts from its unit."""
+    return text.replace(" ", NBSP)

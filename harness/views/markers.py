@@ -14,11 +14,13 @@ from dataclasses import dataclass, field
 
 from harness.core.errors import HarnessError, suggest
 from harness.core.types import TrialSpec
+from harness.records.drift import drift_report
 from harness.records.store import Records
 from harness.sources.notebooks import NOTEBOOK_DIR, notebook_path
 from harness.sources.pages import Marker
 from harness.sources.project import Project
 from harness.text.words import LANGS, word
+from harness.views.drift import drift_markdown
 from harness.views.measured import render_measured
 from harness.views.observed import render_observed, render_unchecked
 
@@ -105,6 +107,13 @@ def _notebook(marker: Marker, site: Site, page: Page) -> Rendered:
         name=notebook.name))
 
 
+def _drift(marker: Marker, site: Site, page: Page) -> Rendered:
+    expectations = [e for items in site.project.expectations.values() for e in items
+                    if site.project.snippets[e.snippet].language == "py"]
+    report = drift_report(site.records, expectations, list(site.specs))
+    return Rendered(markdown=drift_markdown(report, page.lang))
+
+
 def _kind(name: str, summary: str, render: Renderer, **arguments: tuple[str, Choices | None]
           ) -> MarkerKind:
     return MarkerKind(
@@ -128,6 +137,7 @@ MARKERS: dict[str, MarkerKind] = {k.name: k for k in (
     _kind("csv-row", "a real recorded row in the article's 9-column CSV format", _measured,
           trial=("a trial name of harness/trials.toml", lambda s, p: s.specs)),
     _kind("environment", "where every record set was made", _measured),
+    _kind("drift", "every example and trial classified across recorded torch builds", _drift),
 )}
 
 

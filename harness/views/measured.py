@@ -11,7 +11,6 @@ taken from a record passes through :func:`harness.render.cell` (tables) or
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Callable
 from html import escape
@@ -32,13 +31,9 @@ from harness.text.numbers import (
     throughput_text,
 )
 from harness.text.words import word
+from harness.views.environment import environment_table
 from harness.views.measured_context import Context, row_environment
-from harness.views.measured_tables import (
-    compare_versions,
-    device_types_for,
-    environment_table,
-    measurements,
-)
+from harness.views.measured_tables import compare_versions, device_types_for, measurements
 from harness.views.svg import Point, Series, svg_chart
 
 __all__ = ["render_measured"]
@@ -66,13 +61,11 @@ def _plot_series(
     """(series, x is the batch, rows left out for errors, throughput units)."""
     lang = context.lang
     specs = {s.name: s for s in context.specs.values() if s.group == group}
-    dtypes = {s.dtype for s in specs.values()}
-    workloads = {s.workload for s in specs.values()}
-    shared_task = len(workloads) > len({s.task for s in specs.values()})
+    shared_task = len({s.workload for s in specs.values()}) > len({s.task for s in specs.values()})
     # Against batch when the group varies it; otherwise against the first dimension.
     x_is_batch = len({s.batch for s in specs.values()}) > 1
     builds = context.records.builds
-    series: dict[tuple[str, ...], Series] = {}
+    series: dict[tuple[str, ...], list[Point]] = {}
     skipped, units = 0, []
     for record in context.records.items:
         for row in context.group_rows(record, group):
@@ -82,42 +75,37 @@ def _plot_series(
             spec = specs[row.trial]
             context.is_stale(row)
             # A series is one curve: same work, dtype, build and device across x.
-            work = spec.workload if shared_task else ""
-            key = (
-                spec.task,
-                work,
-                spec.dtype if len(dtypes) > 1 else "",
-                record.torch_build,
-                record.device_key,
-            )
-            label = " · ".join(
-                p for p in (word(lang, spec.task), work, key[2], f"torch {key[3]}", key[4]) if p
-            )
-            one = series.setdefault(key, Series(label=label, dash=builds.index(record.torch_build)))
+            key = (spec.task, spec.workload if shared_task else "", spec.dtype,
+                   record.torch_build, record.device_key)
             value = row.latency if y == "latency" else row.throughput
             if y == "throughput":
                 units.append(row.throughput_unit)
             x = float(spec.batch if x_is_batch else (spec.shape or (1,))[0])
             failing = not row.quality_pass
-            shown = (
-                latency_text(value, lang)
-                if y == "latency"
-                else throughput_text(value, row.throughput_unit, lang)
-            )
+            shown = (latency_text(value, lang) if y == "latency"
+                     else throughput_text(value, row.throughput_unit, lang))
             note = f"{spec.name}: {shown}" + (f" ({word(lang, 'fails')})" if failing else "")
-            one.points.append(Point(x=x, y=value, hollow=failing, note=note))
+            series.setdefault(key, []).append(Point(x=x, y=value, hollow=failing, note=note))
     if len(set(units)) > 1:
         raise HarnessError(
             f"{where}: group {group!r} mixes throughput units {sorted(set(units))}; "
             "plot one unit per group"
         )
-    # One colour per kind of curve, one dash per build: a build's change reads as a dash.
+    # A label names only what tells the lines apart; one colour per kind of curve,
+    # one dash per build: a build's change reads as a dash.
+    varying = [i for i in range(5) if len({k[i] for k in series}) > 1]
     families = sorted({(k[0], k[1], k[2], k[4]) for k in series})
-    ordered = sorted(series.items(), key=lambda i: (*i[0][:3], builds.index(i[0][3]), i[0][4]))
-    coloured = [
-        dataclasses.replace(s, colour=families.index((k[0], k[1], k[2], k[4]))) for k, s in ordered
-    ]
-    return coloured, x_is_batch, skipped, units or ["FLOP/s"]
+    out = []
+    for key, points in sorted(series.items(), key=lambda i: (*i[0][:3], builds.index(i[0][3]),
+                                                             i[0][4])):
+        words = [word(lang, key[0]), key[1], key[2], f"torch {key[3]}", key[4]]
+        failing = all(p.hollow for p in points)
+        label = " · ".join(words[i] for i in varying if words[i]) or words[2]
+        if failing:
+            label += f" · {word(lang, 'failing_series')}"
+        out.append(Series(label=label, points=points, dash=builds.index(key[3]), failing=failing,
+                          colour=families.index((key[0], key[1], key[2], key[4]))))
+    return out, x_is_batch, skipped, units or ["FLOP/s"]
 
 
 def _plot(context: Context, group: str, y: str, where: str) -> str:
@@ -129,39 +117,30 @@ def _plot(context: Context, group: str, y: str, where: str) -> str:
     middle = (min(values) * max(values)) ** 0.5
     if y == "latency":
         factor, unit = latency_scale(middle)
-        y_label = f"{word(lang, 'latency_axis')} ({unit}, {word(lang, 'log')})"
+        y_label = f"{word(lang, 'latency_axis')} ({unit})"
     else:
         factor, prefix = si_scale(middle)
         shown = units[0] if units[0] != "items/s" else word(lang, "items")
         unit = f"{prefix}{shown}" if shown == "FLOP/s" or not prefix else f"{prefix} {shown}"
-        y_label = f"{word(lang, 'throughput_axis')} ({unit}, {word(lang, 'log')})"
-    x_label = f"{word(lang, 'batch_axis' if x_is_batch else 'size_axis')} ({word(lang, 'log')})"
-    title = f"{word(lang, 'latency_axis' if y == 'latency' else 'throughput_axis')} · {group}"
+        y_label = f"{word(lang, 'throughput_axis')} ({unit})"
+    x_label = word(lang, "batch_axis" if x_is_batch else "size_axis")
+    title = f"{word(lang, 'plot_short_' + y)} · {group}"
     y_format: Callable[[float], str] = lambda v: compact(v / factor, lang)  # noqa: E731
     described = "; ".join(
         f"{s.label}: " + ", ".join(f"{p.x:g} → {decimal(p.y / factor, lang)}" for p in s.points)
         for s in series
     )
     xs = sorted({p.x for s in series for p in s.points})
-    svg = svg_chart(
-        series,
-        title=title,
-        x_label=x_label,
-        y_label=y_label,
-        x_ticks=xs,
-        y_format=y_format,
-        element_id=f"harness-plot-{group}-{y}",
-        description=described,
-    )
-    environments = "; ".join(context.environments_for(group))  # plain text: escaped below
-    caption = f"{word(lang, 'plot_caption_' + y)} {group}. {word(lang, 'hollow')} {environments}."
+    svg = svg_chart(series, title=title, x_label=x_label, y_label=y_label, x_ticks=xs,
+                    y_format=y_format, element_id=f"harness-plot-{group}-{y}",
+                    description=described)
+    caption = f"{word(lang, 'plot_short_' + y)}, {group}; {word(lang, 'log')}."
     if skipped:
         caption += f" {word(lang, 'skipped')}: {skipped}."
     if context.stale:
         caption += f" {word(lang, 'stale')}: {len(context.stale)}."
-    return (
-        f'<figure class="harness-plot">{svg}<figcaption>{escape(caption)}</figcaption></figure>\n'
-    )
+    return (f'<figure class="harness-plot"><div class="harness-plot-scroll">{svg}</div>'
+            f"<figcaption>{escape(caption)}</figcaption></figure>\n")
 
 
 def render_measured(

@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 from harness.core.rows import TrialRow
 from harness.core.types import TrialSpec
 from harness.records.store import DeviceRecord, Records
-from harness.sources.trials import shape_text, spec_sha256
+from harness.sources.trials import spec_sha256
 from harness.text.markdown import cell
-from harness.text.numbers import bytes_text, latency_text, percent_text, scientific, throughput_text
+from harness.text.record_words import record_text
 from harness.text.words import word
 
-__all__ = ["Context", "row_cells", "row_environment"]
+__all__ = ["Context", "row_environment"]
 
 @dataclass(frozen=True, kw_only=True)
 class Context:
@@ -60,63 +60,18 @@ class Context:
         ]
 
 
-def row_environment(record: DeviceRecord, rows: list[TrialRow], lang: str, *, html: bool = False) -> str:
+def row_environment(record: DeviceRecord, rows: list[TrialRow], lang: str, *,
+                    html: bool = False) -> str:
     """Short environment: device, threads, torch build, date (and memory method)."""
     env = record.environment
     threads = sorted({int(r.threads) for r in rows}) or [env.threads if env else 1]
     threads_word = word(lang, "thread") if threads == [1] else word(lang, "threads_word")
     name = (env.device_name if env else "") or record.device_key
     date = env.date[:10] if env else ""
-    methods = sorted({r.memory_method for r in rows if r.memory_method})
+    methods = sorted({record_text(r.memory_method, lang) for r in rows if r.memory_method})
     parts = [name, f"{'/'.join(map(str, threads))} {threads_word}", f"torch {record.torch_build}",
              date]
     if methods:
         parts.append(f"{word(lang, 'memory_method')}: {'; '.join(methods)}")
     text = " · ".join(p for p in parts if p)
     return text if html else cell(text)
-
-
-def row_cells(context: Context, row: TrialRow | None, spec: TrialSpec) -> list[str]:
-    """The measurement-table cells of ``spec``'s row (or of its absence)."""
-    lang = context.lang
-    head = [
-        f"`{spec.name}`",
-        word(lang, spec.task),
-        cell(spec.dtype),
-        cell(shape_text(spec.shape)),
-        str(spec.batch),
-        str(spec.threads),
-    ]
-    if row is None:
-        return head + [f"*{word(lang, 'missing')}*"] + ["—"] * 6
-    # What was measured is what the row says; a stale row may differ from the spec.
-    head[2:] = [cell(getattr(row, c)) for c in ("dtype", "shape", "batch", "threads")]
-    head[0] = context.stale_note(row) + head[0]
-    synchronized = word(lang, "yes" if row.synchronized else "no")
-    if row.error and not row.latency:
-        failed = f"{word(lang, 'error')}: {cell(row.error)}"
-        return head + [failed, "—", "—", "—", word(lang, "error"), "—", synchronized]
-    median = row.latency
-    latency = f"{latency_text(median, lang)} · {percent_text(row.iqr_over_median, lang)}"
-    if row.noisy:
-        latency += f" {word(lang, 'noisy')}"
-    failing = not row.quality_pass
-    throughput = "—"
-    if row.throughput:
-        throughput = throughput_text(row.throughput, row.throughput_unit, lang)
-        throughput = f"✗ {throughput}" if failing else throughput
-    peak = percent_text(row.peak_fraction, lang) if row.peak_fraction else "—"
-    memory = bytes_text(row.memory, lang) if row.memory else "—"
-    if row.error:
-        quality = f"{word(lang, 'error')}: {cell(row.error)}"
-    else:
-        error, tolerance = row.quality_error, row.tolerance
-        sign = "≤" if not failing else ">"
-        verdict = word(lang, "fails" if failing else "passes")
-        quality = (
-            f"{verdict} (error {scientific(error, lang)} {sign} {scientific(tolerance, lang)})"
-        )
-    phases = " / ".join(
-        latency_text(t, lang) if t is not None else "—" for t in (row.load_s, row.first_call_s)
-    )
-    return head + [latency, throughput, peak, memory, quality, phases, synchronized]

@@ -1,42 +1,23 @@
-"""The tables of the measurement markers: a group's measurements per device and
-torch build, the same trials across torch builds, and every record's
-environment. No torch import; every record text goes through ``cell``.
+"""The tables of the measurement markers: one compact table per group and device
+type (torch builds as a column of it, never repeated tables), the latency ratio
+across builds, and the full rows one click away. No torch import; every record
+text goes through :func:`harness.text.markdown.html_text`.
 """
 
 from __future__ import annotations
 
-from harness.core.rows import TrialRow
+from harness.core.rows import CSV_HEADER, TrialRow
 from harness.core.types import DEVICE_TYPES, TrialSpec
+from harness.records.rows import format_rows
 from harness.records.store import DeviceRecord
-from harness.sources.trials import shape_text
-from harness.text.markdown import cell
-from harness.text.numbers import decimal, throughput_text
+from harness.text.markdown import html_text
+from harness.text.numbers import decimal
 from harness.text.words import word
-from harness.views.measured_context import Context, row_cells, row_environment
+from harness.views.html_table import Cell, Row, csv_link, details, html_table
+from harness.views.measured_context import Context, row_environment
+from harness.views.measured_row import COMPACT_COLUMNS, compact_cells, identities, missing_cells
 
-__all__ = ["compare_versions", "device_types_for", "environment_table", "measurements"]
-
-_MEASUREMENT_COLUMNS = (
-    "trial",
-    "task",
-    "dtype",
-    "shape",
-    "batch",
-    "threads",
-    "latency",
-    "throughput",
-    "peak",
-    "memory",
-    "quality",
-    "phases",
-    "synchronized",
-)
-
-
-def _table(header: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines) + "\n"
+__all__ = ["compare_versions", "device_types_for", "measurements"]
 
 
 def device_types_for(context: Context, group: str) -> list[str]:
@@ -47,48 +28,111 @@ def device_types_for(context: Context, group: str) -> list[str]:
     return [d for d in DEVICE_TYPES if d in applies and (d in ("cpu", "cuda") or d in recorded)]
 
 
-def _missing_line(context: Context, device_type: str, build: str = "") -> str:
+def _missing_line(context: Context, device_type: str, builds: list[str] | None = None) -> str:
     lang = context.lang
-    where = f"{word(lang, 'for_build')} {cell(build)}" if build else ""
-    return (
-        f"*{word(lang, 'missing')}*: {word(lang, 'no_record')} {where}".rstrip()
-        + f" ({word(lang, 'hint')} `python -m harness record --device {device_type}`).\n"
-    )
+    where = (f" {word(lang, 'for_build')} {', '.join(html_text(b) for b in builds)}"
+             if builds else "")
+    return (f'<p class="harness-missing"><em>{word(lang, "missing")}</em>: '
+            f"{word(lang, 'no_record')}{where} ({word(lang, 'hint')} "
+            f"<code>python -m harness record --device {device_type}</code>).</p>")
 
 
 def _specs(context: Context, group: str, device_type: str) -> list[TrialSpec]:
     return [s for s in context.specs.values() if s.group == group and device_type in s.devices]
 
 
-def _record_table(context: Context, record: DeviceRecord, specs: list[TrialSpec]) -> str:
-    rows = {r.trial: r for r in record.rows}
-    shown = [rows[s.name] for s in specs if s.name in rows]
-    caption = (
-        f"*{word(context.lang, 'environment')}: {row_environment(record, shown, context.lang)}*\n\n"
-    )
-    header = [word(context.lang, c) for c in _MEASUREMENT_COLUMNS]
-    return caption + _table(header, [row_cells(context, rows.get(s.name), s) for s in specs])
+def _raw(value: object) -> Cell:
+    text = "" if value is None else " ".join(map(str, value)) if isinstance(value, tuple) else str(
+        value)
+    return Cell(html=html_text(text), css="harness-long" if len(text) > 40 else "")
+
+
+def _all_columns(context: Context, group: str, records: list[DeviceRecord]) -> str:
+    """Every recorded column of the group's rows, per record, with its CSV download."""
+    lang = context.lang
+    parts = []
+    for record in records:
+        rows = context.group_rows(record, group)
+        if not rows:
+            continue
+        body = [Row(cells=[_raw(getattr(r, c)) for c in CSV_HEADER]) for r in rows]
+        table = html_table([(html_text(c), False) for c in CSV_HEADER], body,
+                           css="harness-table harness-wide")
+        name = f"{group}-{record.torch_build}-{record.device_key}.csv"
+        link = csv_link(format_rows(rows), filename=name,
+                        label=f"{word(lang, 'download_csv')} ({html_text(name)})")
+        env = row_environment(record, rows, lang, html=True)
+        parts.append(f"<p><strong>torch {html_text(record.torch_build)}</strong> · "
+                     f"{html_text(env)} · {link}</p>{table}")
+    return details(word(lang, "all_columns"), "".join(parts)) if parts else ""
+
+
+def _table(context: Context, specs: list[TrialSpec], records: list[DeviceRecord],
+           note: str = "") -> str:
+    lang = context.lang
+    by_build = [(r, {row.trial: row for row in r.rows}) for r in records]
+    sample = {n: row for _, rows in by_build for n, row in rows.items()}
+    identity = identities(specs, sample, lang)
+    show_build = len(records) > 1
+    header = [(word(lang, "trial"), False)]
+    header += [(word(lang, "torch"), False)] if show_build else []
+    entries = []
+    for spec in specs:
+        for record, found in by_build:
+            row = found.get(spec.name)
+            cells = missing_cells(lang) if row is None else compact_cells(
+                row, spec, record.environment, lang, stale=context.is_stale(row))
+            failing = row is not None and row.failed and row.dtype != spec.reference_dtype
+            entries.append((spec, record, cells, failing))
+    # A column with one value in every row says it once, in the caption.
+    constant = {i for i in range(len(COMPACT_COLUMNS))
+                if len(entries) > 1 and len({e[2][i].html for e in entries}) == 1}
+    kept = [i for i in range(len(COMPACT_COLUMNS)) if i not in constant]
+    header += [(word(lang, COMPACT_COLUMNS[i]), COMPACT_COLUMNS[i] != "quality_short")
+               for i in kept]
+    rows: list[Row] = []
+    for number, (spec, record, cells, failing) in enumerate(entries):
+        index = number % len(records)
+        shown = [cells[i] for i in kept]
+        if show_build:
+            shown.insert(0, Cell(html=html_text(record.torch_build), css="harness-build"))
+        if index == 0:
+            shown.insert(0, Cell(html=f'<span class="harness-label">{identity.labels[spec.name]}'
+                                 "</span>", span=len(records), css="harness-id"))
+        rows.append(Row(cells=shown, css="harness-fail" if failing else "", title=spec.name,
+                        first_of_group=index == 0))
+    parts = identity.caption + [
+        f"{word(lang, COMPACT_COLUMNS[i])}: "
+        f"{entries[0][2][i].html if entries[0][2][i].html != '—' else word(lang, 'not_applicable')}"
+        for i in sorted(constant)]
+    if not show_build and records:
+        parts.insert(0, f"torch {html_text(records[0].torch_build)}")
+    parts += [note] if note else []
+    return html_table(header, rows, caption=" · ".join(parts),
+                      css="harness-table harness-compact")
 
 
 def measurements(context: Context, group: str, device_types: list[str]) -> str:
-    """One section per device type; in it one table per torch build and device."""
+    """One compact table per device type, one row per trial and recorded build."""
     parts: list[str] = []
     for device_type in device_types:
-        parts.append(f"**{word(context.lang, device_type)}**\n")
-        specs = _specs(context, group, device_type)
+        parts.append(f'<p class="harness-device"><strong>{word(context.lang, device_type)}'
+                     "</strong></p>")
         records = [r for r in context.records.items if r.device_type == device_type]
         if not records:
             parts.append(_missing_line(context, device_type))
             continue
-        for build in context.records.builds:
-            found = [r for r in records if r.torch_build == build]
-            if not found:
-                parts.append(_missing_line(context, device_type, build))
-            parts += [_record_table(context, r, specs) for r in found]
-    return "\n".join(parts)
+        built = {r.torch_build for r in records}
+        absent = [b for b in context.records.builds if b not in built]
+        note = (f"<em>{word(context.lang, 'missing')}</em> {word(context.lang, 'for_build')} "
+                f"{', '.join(html_text(b) for b in absent)}") if absent else ""
+        parts.append(_table(context, _specs(context, group, device_type), records, note))
+        parts.append(_all_columns(context, group, records))
+    return "\n".join(parts) + "\n"
 
 
-def _ratio(context: Context, row: TrialRow, base: TrialRow, record: DeviceRecord, first: DeviceRecord) -> str:
+def _ratio(context: Context, row: TrialRow, base: TrialRow, record: DeviceRecord,
+           first: DeviceRecord) -> str:
     """Latency ratio, or why none is given: only passing, fresh rows on the same hardware."""
     lang = context.lang
     for one in (row, base):
@@ -98,132 +142,62 @@ def _ratio(context: Context, row: TrialRow, base: TrialRow, record: DeviceRecord
             return f"— ({word(lang, 'reason_quality')})"
         if context.is_stale(one):
             return f"— ({word(lang, 'stale')})"
-    same = (
-        record.environment
-        and first.environment
-        and record.environment.device_name == first.environment.device_name
-    )
-    if not same:
+    if record.environment.device_name != first.environment.device_name:
         return f"— ({word(lang, 'reason_other_device')})"
+    assert row.latency and base.latency
     return f"{decimal(row.latency / base.latency, lang)}×"
 
 
-def _version_rows(
-    context: Context, spec: TrialSpec, by_build: dict[str, DeviceRecord]
-) -> list[list[str]]:
-    lang = context.lang
-    found = {b: {r.trial: r for r in rec.rows}.get(spec.name) for b, rec in by_build.items()}
-    present = [b for b in context.records.builds if found.get(b) is not None]
-    base_build = present[0] if present else ""
-    out: list[list[str]] = []
-    for build in context.records.builds:
-        row = found.get(build)
-        head = [
-            f"`{spec.name}`",
-            cell(spec.dtype),
-            cell(shape_text(spec.shape)),
-            str(spec.batch),
-            str(spec.threads),
-            f"torch {cell(build)}",
-        ]
-        if row is None:
-            out.append(head + [f"*{word(lang, 'missing')}*", "—", "—"])
-            continue
-        cells = row_cells(context, row, spec)
-        head[:5] = cells[0:1] + cells[2:6]  # what the row measured, stale mark included
-        throughput = (
-            throughput_text(row.throughput, row.throughput_unit, lang)
-            if row.throughput and not row.error
-            else "—"
-        )
-        latency = cells[6] if not row.error else f"{word(lang, 'error')}: {cell(row.error)}"
-        base = found.get(base_build)
-        ratio = (
-            _ratio(context, row, base, by_build[build], by_build[base_build])
-            if base is not None and build != base_build
-            else word(lang, "baseline")
-        )
-        out.append(head + [f"{latency} · {throughput}", cells[10], ratio])
-    return out
+def _ratio_summary(rows: list[Row], title: str, lang: str) -> str:
+    """One line: how many trials compare, and the range of their ratios."""
+    values = []
+    for row in rows:
+        for one in row.cells[1:]:
+            text = one.html.replace(",", ".")
+            if text.endswith("×"):
+                values.append(float(text[:-1]))
+    if not values:
+        return f"{title}: {word(lang, 'no_ratio')} ({len(rows)})"
+    low, high = decimal(min(values), lang), decimal(max(values), lang)
+    return (f"{title}: {word(lang, 'ratio_range').format(n=len(values), low=low, high=high)} "
+            f"({word(lang, 'lower_faster')}); {word(lang, 'no_ratio')}: "
+            f"{sum(len(r.cells) - 1 for r in rows) - len(values)}")
 
 
 def compare_versions(context: Context, group: str) -> str:
-    """Per device: each trial's rows from every recorded torch build, contiguous."""
+    """Per device: each trial's latency relative to the oldest recorded build. The
+    figures themselves are in the group's table; only the ratio is new here."""
     lang = context.lang
-    keys = sorted(
-        {r.device_key for r in context.records.items if context.group_rows(r, group)},
-        key=lambda k: (DEVICE_TYPES.index(k.split("-", 1)[0]), k),
-    )
+    keys = sorted({r.device_key for r in context.records.items if context.group_rows(r, group)},
+                  key=lambda k: (DEVICE_TYPES.index(k.split("-", 1)[0]), k))
     if not keys:
-        return f"*{word(lang, 'missing')}*\n"
+        return f"<p><em>{word(lang, 'missing')}</em></p>\n"
     parts: list[str] = []
     for key in keys:
-        by_build = {r.torch_build: r for r in context.records.items if r.device_key == key}
-        specs = _specs(context, group, key.split("-", 1)[0])
-        base = next(b for b in context.records.builds if b in by_build)
-        header = [word(lang, c) for c in ("trial", "dtype", "shape", "batch", "threads", "torch")]
-        header += [
-            f"{word(lang, 'latency')} · {word(lang, 'throughput')}",
-            word(lang, "quality"),
-            f"{word(lang, 'ratio')} {cell(base)}",
-        ]
-        rows = [line for s in specs for line in _version_rows(context, s, by_build)]
-        label = word(lang, key.split("-", 1)[0])
-        notes = [
-            f"- {row_environment(r, context.group_rows(r, group), lang)}" for r in by_build.values()
-        ]
-        if len(by_build) < 2:
-            notes.append(f"- {word(lang, 'only_one')} ({cell(base)}).")
-        parts.append(
-            f"**{label}** ({cell(key)})\n\n{_table(header, rows)}\n" + "\n".join(notes) + "\n"
-        )
-    return "\n".join(parts)
-
-
-def environment_table(context: Context) -> str:
-    """Every record's environment, one row per torch build and device."""
-    lang = context.lang
-    if not context.records.items:
-        return f"*{word(lang, 'missing')}*\n"
-    header = [
-        word(lang, c)
-        for c in (
-            "torch",
-            "device",
-            "key",
-            "threads",
-            "python",
-            "platform",
-            "cuda_driver",
-            "date",
-            "peak_table",
-            "peak_source",
-            "commit",
-        )
-    ]
-    rows: list[list[str]] = []
-    for record in context.records.items:
-        env = record.environment
-        if env is None:  # load_all refuses such records; kept for a hand-made Records
-            rows.append([cell(record.torch_build), "—", cell(record.device_key)] + ["—"] * 8)
+        records = [r for r in context.records.items if r.device_key == key]
+        base = records[0]
+        title = f"<strong>{word(lang, key.split('-', 1)[0])}</strong> ({html_text(key)})"
+        if len(records) < 2:
+            parts.append(f"<p>{title}: {word(lang, 'only_one')} "
+                         f"(torch {html_text(base.torch_build)}).</p>")
             continue
-        peak = ", ".join(
-            f"{cell(d)} {throughput_text(v, 'FLOP/s', lang)}" for d, v in sorted(env.peak.items())
-        )
-        cuda = " / ".join(x for x in (env.cuda, env.driver) if x) or "—"
-        rows.append(
-            [
-                cell(env.torch_build),
-                cell(env.device_name),
-                cell(record.device_key),
-                str(env.threads),
-                cell(env.python),
-                cell(env.platform),
-                cell(cuda),
-                cell(env.date[:10]),
-                peak or "—",
-                cell(env.peak_source) or "—",
-                cell(env.repo_commit[:12]) or "—",
-            ]
-        )
-    return _table(header, rows)
+        specs = [s for s in _specs(context, group, key.split("-", 1)[0]) if base.row(s.name)]
+        identity = identities(specs, {s.name: base.row(s.name) for s in specs if base.row(s.name)},
+                              lang)
+        header = [(word(lang, "trial"), False)] + [
+            (f"torch {html_text(r.torch_build)}", True) for r in records[1:]]
+        rows = []
+        for spec in specs:
+            first = base.row(spec.name)
+            cells = [Cell(html=identity.labels[spec.name], css="harness-id")]
+            for record in records[1:]:
+                row = record.row(spec.name)
+                text = (f"<em>{word(lang, 'missing')}</em>" if row is None or first is None
+                        else _ratio(context, row, first, record, base))
+                cells.append(Cell(html=text, numeric=True))
+            rows.append(Row(cells=cells, title=spec.name))
+        caption = (f"{title} · {word(lang, 'ratio')} {html_text(base.torch_build)} "
+                   f"({word(lang, 'lower_faster')})")
+        table = html_table(header, rows, caption=caption, css="harness-table harness-compact")
+        parts.append(details(_ratio_summary(rows, title, lang), table, opened=False))
+    return "\n".join(parts) + "\n"

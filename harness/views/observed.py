@@ -1,5 +1,10 @@
-"""Turning records into Markdown: localized words and numbers, escaped cells, and
-the analytic-versus-observed block of an example. No torch import.
+"""The analytic-versus-observed block of an example. No torch import.
+
+Read at a glance: when every value holds in every record, the block is one line
+(values, builds, devices) with its table behind a click; a failure opens the
+block and colours the failing value; a known failure says so with its reason.
+Records that observed the same thing in the same way share one column. Records
+that never observed this snippet add no column and no environment line.
 """
 
 from __future__ import annotations
@@ -9,23 +14,23 @@ from dataclasses import dataclass
 from harness.core.compare import compare, format_value
 from harness.core.types import Expectation, Observation, Snippet, Unchecked
 from harness.records.store import DeviceRecord
-from harness.text.markdown import cell, code
+from harness.text.markdown import cell, code, html_text
 from harness.text.numbers import scientific
 from harness.text.words import word
 
 __all__ = ["ObservedBlock", "environment_line", "render_observed", "render_unchecked"]
 
+_MESSAGE = 90
+"""Characters of an exception message shown in the cell (the rest in its tooltip)."""
+
+
 def environment_line(record: DeviceRecord, lang: str, *, date: str = "") -> str:
     """torch build, device, threads and date (``date`` overrides the record's own)."""
     env = record.environment
-    if env is None:
-        return f"torch {cell(record.torch_build)} · {cell(record.device_key)}"
     where = env.device_name or env.cpu_model or record.device_key
-    return (
-        f"torch {cell(env.torch_build)} · {cell(where)} · {env.threads} "
-        f"{word(lang, 'threads_word')}"
-        f" · {cell((date or env.date)[:10])}"
-    )
+    threads = word(lang, "thread" if env.threads == 1 else "threads_word")
+    return (f"torch {cell(env.torch_build)} · {cell(where)} · {env.threads} {threads}"
+            f" · {cell((date or env.date)[:10])}")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -35,84 +40,85 @@ class ObservedBlock:
     """One message per stale observation, naming the record file and line."""
 
 
-def _analytic(expectation: Expectation, lang: str) -> str:
-    return code(format_value(expectation.value))
+def _value(observation: Observation) -> str:
+    if observation.kind == "exception" and isinstance(observation.value, dict):
+        kind = observation.value.get("type", "")
+        message = str(observation.value.get("message", ""))
+        short = message if len(message) <= _MESSAGE else message[:_MESSAGE].rsplit(" ", 1)[0] + "…"
+        return (f'{code(kind)}: <span title="{html_text(message)}">«{html_text(short)}»</span>'
+                ).replace("|", "&#124;")
+    return code(format_value(observation.value, kind=observation.kind))
 
 
-def _observed_cell(
-    expectation: Expectation, observation: Observation | None, snippet: Snippet, lang: str
-) -> tuple[str, bool | None, bool]:
-    """(cell text, holds or None when unknown, stale)."""
+def _cell(expectation: Expectation, observation: Observation | None, snippet: Snippet,
+          lang: str) -> tuple[str, str]:
+    """(cell text, state: held, failed, known, missing or stale)."""
     if observation is None:
-        return f"*{word(lang, 'missing')}*", None, False
-    stale = observation.snippet_sha256 != snippet.sha256
+        return f"*{word(lang, 'missing')}*", "missing"
     verdict = compare(expectation, observation)
-    value = code(format_value(observation.value, kind=observation.kind))
     dtype = f" ({cell(observation.dtype)})" if observation.dtype else ""
-    mark = "✓ " + word(lang, "expect_holds") if verdict.holds else "✗ " + word(lang, "expect_fails")
-    if not verdict.holds and verdict.reason:
-        mark += f": {cell(verdict.reason)}"
+    text = f"{_value(observation)}{dtype}"
     if verdict.rtol or verdict.atol:
-        mark += f" (rtol {scientific(verdict.rtol, lang)}, atol {scientific(verdict.atol, lang)})"
-    text = f"{value}{dtype} {mark}"
-    if stale:
-        text = f"**{word(lang, 'stale')}** · " + text
-    return text, verdict.holds, stale
+        text += (f' <small>rtol {scientific(verdict.rtol, lang)}, '
+                 f"atol {scientific(verdict.atol, lang)}</small>")
+    if observation.snippet_sha256 != snippet.sha256:
+        return f"**{word(lang, 'stale')}** · {text}", "stale"
+    if verdict.holds:
+        return f"✓ {text}", "held"
+    if expectation.known_failure:
+        why = cell(expectation.known_failure)
+        return f"⚠ {text} · {word(lang, 'known_failure')}: {why}", "known"
+    reason = f": {cell(verdict.reason)}" if verdict.reason else ""
+    return (f'<span class="harness-bad">✗ {text} {word(lang, "expect_fails")}{reason}</span>',
+            "failed")
 
 
-def render_observed(
-    *,
-    snippet: Snippet,
-    expectations: list[Expectation],
-    records: list[DeviceRecord],
-    lang: str,
-) -> ObservedBlock:
-    """The analytic-versus-observed block of one example, one column per record."""
-    columns = [r for r in records if r.observations]
-    header = [word(lang, "value"), word(lang, "analytic")]
-    header += [f"{word(lang, 'observed')} · torch {cell(r.torch_build)} · {cell(r.device_key)}"
-               for r in columns] or [word(lang, "observed")]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+def _label(record: DeviceRecord) -> str:
+    return f"torch {record.torch_build} ({record.device_key})"
+
+
+def render_observed(*, snippet: Snippet, expectations: list[Expectation],
+                    records: list[DeviceRecord], lang: str) -> ObservedBlock:
+    """The block of one example: one column per distinct observation across records."""
+    columns = [r for r in records if any(o.snippet == snippet.id for o in r.observations)]
+    cells: dict[str, list[tuple[str, str]]] = {}
     stale: list[str] = []
-    held: dict[str, list[str]] = {"held": [], "failed": []}
-    seen_any = False
-    for e in expectations:
-        row = [code(e.name), _analytic(e, lang)]
-        for record in columns:
-            found = {(o.snippet, o.name): o for o in record.observations}.get((e.snippet, e.name))
-            text, holds, is_stale = _observed_cell(e, found, snippet, lang)
-            seen_any = seen_any or found is not None
-            label = f"torch {record.torch_build} ({record.device_key})"
-            if holds is not None and not is_stale:
-                held["held" if holds else "failed"].append(label)
-            if is_stale:
-                where = record.observation_lines[(e.snippet, e.name)]
-                stale.append(
-                    f"{where}: observation of {e.snippet!r} ({e.name}) was recorded from other "
-                    "code; run `python -m harness record --only examples`"
-                )
-            row.append(text)
-        if not columns:
-            row.append(f"*{word(lang, 'missing')}*")
+    for record in columns:
+        found = {(o.snippet, o.name): o for o in record.observations}
+        cells[_label(record)] = [_cell(e, found.get((e.snippet, e.name)), snippet, lang)
+                                 for e in expectations]
+        for e, (_, state) in zip(expectations, cells[_label(record)], strict=True):
+            if state == "stale":
+                stale.append(f"{record.observation_lines[(e.snippet, e.name)]}: observation of "
+                             f"{e.snippet!r} ({e.name}) was recorded from other code; run "
+                             "`python -m harness record --only examples`")
+    merged: dict[tuple[str, ...], list[DeviceRecord]] = {}
+    for record in columns:  # identical observed columns become one
+        merged.setdefault(tuple(t for t, _ in cells[_label(record)]), []).append(record)
+    header = [word(lang, "value"), word(lang, "analytic")] + [
+        f"{word(lang, 'observed')} · " + ", ".join(cell(_label(r)) for r in group)
+        for group in merged.values()] if merged else [word(lang, "value"), word(lang, "analytic"),
+                                                      word(lang, "observed")]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for index, e in enumerate(expectations):
+        row = [code(e.name), code(format_value(e.value))]
+        row += [key[index] for key in merged] or [f"*{word(lang, 'missing')}*"]
         lines.append("| " + " | ".join(row) + " |")
-    derivations = []
+    states = {label: [s for _, s in values] for label, values in cells.items()}
+    body = lines + ["", f"**{word(lang, 'derivation')}**", ""]
     for e in expectations:
         text = e.derivation_en if lang == "en" and e.derivation_en else e.derivation
-        derivations.append(f"- {code(e.name)}: {text}{_tolerance_note(e, lang)}")
-    failed = sorted(set(held["failed"]))
-    if stale:
-        kind, title = "warning", word(lang, "title_stale")
-    elif failed:
-        kind, title = "failure", word(lang, "title_fail")
-    elif not seen_any:
-        kind, title = "warning", word(lang, "title_none")
-    else:
-        kind, title = "success", word(lang, "title_ok")
-    body = lines + ["", f"**{word(lang, 'derivation')}**", "", *derivations, ""]
-    if seen_any:
-        fmt = lambda names: ", ".join(cell(n) for n in names) or word(lang, "none")  # noqa: E731
-        body.append(f"{word(lang, 'held_in')}: {fmt(sorted(set(held['held'])))}. "
-                    f"{word(lang, 'failed_in')}: {fmt(failed)}.")
+        body.append(f"- {code(e.name)}: {text}{_tolerance_note(e, lang)}")
+    body.append("")
+    held = [label for label, s in states.items() if all(x == "held" for x in s)]
+    if columns:
+        body.append(f"{word(lang, 'held_everywhere')}: "
+                    f"{', '.join(cell(h) for h in held) or word(lang, 'none')}.")
+        for index, e in enumerate(expectations):
+            failed = [label for label, s in states.items() if s[index] == "failed"]
+            if failed:
+                body.append(f"{code(e.name)} {word(lang, 'failed_value')}: "
+                            f"{', '.join(cell(f) for f in failed)}.")
         body.append("")
         for record in columns:
             dates = [o.date for o in record.observations if o.snippet == snippet.id and o.date]
@@ -123,10 +129,34 @@ def render_observed(
         body.append(word(lang, "no_output"))
     if stale:
         body += ["", f"**{word(lang, 'stale_note')}**"]
+    opener, kind, title = _heading(expectations, columns, states, stale, lang)
     indented = "\n".join(f"    {line}" if line else "" for line in body)
-    return ObservedBlock(
-        markdown=f'!!! {kind} harness-observed "{title}"\n\n{indented}\n', stale=stale
-    )
+    return ObservedBlock(markdown=f'{opener} {kind} harness-observed "{title}"\n\n{indented}\n',
+                         stale=stale)
+
+
+def _heading(expectations: list[Expectation], columns: list[DeviceRecord],
+             states: dict[str, list[str]], stale: list[str], lang: str) -> tuple[str, str, str]:
+    """(admonition opener, kind, one-line verdict)."""
+    every = [s for values in states.values() for s in values]
+    if stale:
+        return "???+", "warning", word(lang, "verdict_stale")
+    if not columns:
+        return "!!!", "warning", f"{word(lang, 'verdict_none')} ({word(lang, 'missing')})"
+    failed = sorted({expectations[i].name for values in states.values()
+                     for i, s in enumerate(values) if s == "failed"})
+    if failed:
+        return "???+", "failure", f"✗ {word(lang, 'verdict_fail')}: {', '.join(failed)}"
+    names = ", ".join(e.name for e in expectations)
+    builds = ", ".join(dict.fromkeys(r.torch_build for r in columns))
+    devices = ", ".join(dict.fromkeys(r.environment.device_name or r.device_key for r in columns))
+    if "known" in every:
+        known = sorted({expectations[i].name for values in states.values()
+                        for i, s in enumerate(values) if s == "known"})
+        return "???", "warning", f"⚠ {word(lang, 'verdict_known')}: {', '.join(known)} · {builds}"
+    if "missing" in every:
+        return "???+", "warning", f"{word(lang, 'verdict_none')}: {names}"
+    return "???", "success", f"✓ {word(lang, 'verdict_ok')}: {names} · torch {builds} · {devices}"
 
 
 def _tolerance_note(expectation: Expectation, lang: str) -> str:

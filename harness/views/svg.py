@@ -1,10 +1,13 @@
 """A log–log line chart as inline SVG, drawn by hand. No torch, no matplotlib.
 
 The chart is data in, text out: the caller localizes every label and decides
-what a series is. Colours follow the Okabe–Ito palette (readable with common
-colour-vision deficiencies), line dashes tell builds apart, and text uses
-``currentColor`` so the chart follows the theme's light or dark scheme. Hollow
-markers are points that fail their quality tolerance.
+what a series is. It is drawn at the article column's width (688 px in Material
+at desktop widths), so its 14 px text renders at 14 px instead of being scaled
+down; on a phone the figure keeps a minimum width and scrolls (see harness.css).
+Each line is labelled at its right end (no legend to match colours against);
+labels are nudged apart so that close lines stay readable. Colours follow the
+Okabe–Ito palette; a failing series is drawn grey and dashed and its label says
+so. Text uses ``currentColor`` so the chart follows the light or dark scheme.
 """
 
 from __future__ import annotations
@@ -14,13 +17,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from html import escape
 
-__all__ = ["Point", "Series", "log_ticks", "svg_chart"]
+__all__ = ["FONT_PX", "WIDTH", "Point", "Series", "log_ticks", "place_labels", "svg_chart"]
 
-_PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
+_PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#7F3C8D")
+_GREY = "#9E9E9E"
 _DASHES = ("", "6 3", "2 3", "8 3 2 3")
-_WIDTH, _HEIGHT = 640, 320
-_LEFT, _RIGHT, _TOP, _BOTTOM = 72, 16, 16, 48
-_LEGEND_ROW = 18
+WIDTH, _HEIGHT = 688, 240
+FONT_PX = 14
+_LEFT, _TOP, _BOTTOM = 64, 12, 50
+_LABEL_GAP = 17.0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -41,12 +46,13 @@ class Series:
     """Index into the dash patterns (one per torch build)."""
     colour: int = -1
     """Index into the palette (one per kind of curve); -1: by position."""
+    failing: bool = False
+    """Every point fails its quality tolerance: grey, dashed, labelled by the caller."""
 
 
 def log_ticks(low: float, high: float) -> list[float]:
     """1-2-5 ticks inside [low, high]; whole decades only when the range is wide."""
     first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
-    # Wide ranges get decades; narrow ones finer steps, down to every integer mantissa.
     choices = ((1.0,), (1.0, 2.0, 5.0), tuple(float(m) for m in range(1, 10)))
     for steps in choices[0 if last - first > 3 else 1 :]:
         ticks = [m * 10.0**e for e in range(first, last + 1) for m in steps]
@@ -68,39 +74,44 @@ def _span(values: list[float], *, nice: bool = False) -> tuple[float, float]:
     return low, high
 
 
-def svg_chart(
-    series: list[Series],
-    *,
-    title: str,
-    x_label: str,
-    y_label: str,
-    x_ticks: list[float] | None = None,
-    x_format: Callable[[float], str] = lambda v: f"{v:g}",
-    y_format: Callable[[float], str] = lambda v: f"{v:g}",
-    element_id: str,
-    description: str = "",
-) -> str:
-    """One ``<svg>`` element on a single line-free block (safe inside Markdown)."""
+def place_labels(wanted: list[float], *, top: float, bottom: float,
+                 gap: float = _LABEL_GAP) -> list[float]:
+    """Label heights as close to ``wanted`` as possible, at least ``gap`` apart."""
+    order = sorted(range(len(wanted)), key=lambda i: wanted[i])
+    placed = [0.0] * len(wanted)
+    last = top - gap
+    for i in order:
+        last = placed[i] = max(wanted[i], last + gap)
+    limit = bottom
+    for i in reversed(order):  # then back up from the bottom where the stack overflows
+        limit = placed[i] = min(placed[i], limit)
+        limit -= gap
+    return placed
+
+
+def svg_chart(series: list[Series], *, title: str, x_label: str, y_label: str,
+              x_ticks: list[float] | None = None,
+              x_format: Callable[[float], str] = lambda v: f"{v:g}",
+              y_format: Callable[[float], str] = lambda v: f"{v:g}",
+              element_id: str, description: str = "") -> str:
+    """One ``<svg>`` element with no blank line (safe inside Markdown)."""
     points = [p for s in series for p in s.points]
     x_low, x_high = _span([p.x for p in points])
     y_low, y_high = _span([p.y for p in points], nice=True)
-    height = _HEIGHT + _LEGEND_ROW * len(series)
-    plot_w, plot_h = _WIDTH - _LEFT - _RIGHT, _HEIGHT - _TOP - _BOTTOM
+    longest = max((len(s.label) for s in series), default=0)
+    right = min(260, 24 + int(longest * FONT_PX * 0.56))
+    plot_w, plot_h = WIDTH - _LEFT - right, _HEIGHT - _TOP - _BOTTOM
 
     def sx(x: float) -> float:
-        return _LEFT + plot_w * (math.log10(x) - math.log10(x_low)) / (
-            math.log10(x_high) - math.log10(x_low)
-        )
+        return _LEFT + plot_w * (math.log10(x / x_low)) / math.log10(x_high / x_low)
 
     def sy(y: float) -> float:
-        return _TOP + plot_h * (
-            1 - (math.log10(y) - math.log10(y_low)) / (math.log10(y_high) - math.log10(y_low))
-        )
+        return _TOP + plot_h * (1 - math.log10(y / y_low) / math.log10(y_high / y_low))
 
     out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" role="img" viewBox="0 0 {_WIDTH} {height}" '
-        f'width="100%" style="max-width:{_WIDTH}px" aria-label="{escape(title)}" '
-        f'aria-describedby="{element_id}-desc" id="{element_id}" font-size="12" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" role="img" viewBox="0 0 {WIDTH} {_HEIGHT}" '
+        f'width="{WIDTH}" height="{_HEIGHT}" aria-label="{escape(title)}" '
+        f'aria-describedby="{element_id}-desc" id="{element_id}" font-size="{FONT_PX}" '
         'font-family="sans-serif">',
         f"<title>{escape(title)}</title>",
         f'<desc id="{element_id}-desc">{escape(description or title)}</desc>',
@@ -108,57 +119,45 @@ def svg_chart(
         'stroke="currentColor" stroke-opacity="0.5"/>',
     ]
     for tick in x_ticks or log_ticks(x_low, x_high):
-        if not x_low <= tick <= x_high:
-            continue
-        x = sx(tick)
-        out.append(
-            f'<line x1="{x:.1f}" y1="{_TOP}" x2="{x:.1f}" y2="{_TOP + plot_h}" '
-            'stroke="currentColor" stroke-opacity="0.12"/>'
-        )
-        out.append(
-            f'<text x="{x:.1f}" y="{_TOP + plot_h + 16}" text-anchor="middle" '
-            f'fill="currentColor">{escape(x_format(tick))}</text>'
-        )
+        if x_low <= tick <= x_high:
+            x = sx(tick)
+            out.append(f'<line x1="{x:.1f}" y1="{_TOP}" x2="{x:.1f}" y2="{_TOP + plot_h}" '
+                       'stroke="currentColor" stroke-opacity="0.12"/>')
+            out.append(f'<text x="{x:.1f}" y="{_TOP + plot_h + 18}" text-anchor="middle" '
+                       f'fill="currentColor">{escape(x_format(tick))}</text>')
     for tick in log_ticks(y_low, y_high):
         y = sy(tick)
-        out.append(
-            f'<line x1="{_LEFT}" y1="{y:.1f}" x2="{_LEFT + plot_w}" y2="{y:.1f}" '
-            'stroke="currentColor" stroke-opacity="0.12"/>'
-        )
-        out.append(
-            f'<text x="{_LEFT - 6}" y="{y + 4:.1f}" text-anchor="end" '
-            f'fill="currentColor">{escape(y_format(tick))}</text>'
-        )
-    out.append(
-        f'<text x="{_LEFT + plot_w / 2:.1f}" y="{_TOP + plot_h + 36}" text-anchor="middle" '
-        f'fill="currentColor">{escape(x_label)}</text>'
-    )
-    out.append(
-        f'<text transform="translate(16 {_TOP + plot_h / 2:.1f}) rotate(-90)" '
-        f'text-anchor="middle" fill="currentColor">{escape(y_label)}</text>'
-    )
+        out.append(f'<line x1="{_LEFT}" y1="{y:.1f}" x2="{_LEFT + plot_w}" y2="{y:.1f}" '
+                   'stroke="currentColor" stroke-opacity="0.12"/>')
+        out.append(f'<text x="{_LEFT - 6}" y="{y + 5:.1f}" text-anchor="end" '
+                   f'fill="currentColor">{escape(y_format(tick))}</text>')
+    out.append(f'<text x="{_LEFT + plot_w / 2:.1f}" y="{_TOP + plot_h + 40}" '
+               f'text-anchor="middle" fill="currentColor">{escape(x_label)}</text>')
+    out.append(f'<text transform="translate(16 {_TOP + plot_h / 2:.1f}) rotate(-90)" '
+               f'text-anchor="middle" fill="currentColor">{escape(y_label)}</text>')
+    ends: list[float] = []
     for index, one in enumerate(series):
         hue = index if one.colour < 0 else one.colour
-        colour, dash = _PALETTE[hue % len(_PALETTE)], _DASHES[one.dash % len(_DASHES)]
+        colour = _GREY if one.failing else _PALETTE[hue % len(_PALETTE)]
+        dash = "4 3" if one.failing else _DASHES[one.dash % len(_DASHES)]
         ordered = sorted(one.points, key=lambda p: p.x)
         path = " ".join(f"{sx(p.x):.1f},{sy(p.y):.1f}" for p in ordered)
         dashing = f' stroke-dasharray="{dash}"' if dash else ""
-        out.append(
-            f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"{dashing}/>'
-        )
+        width = 1.5 if one.failing else 2.5
+        out.append(f'<polyline points="{path}" fill="none" stroke="{colour}" '
+                   f'stroke-width="{width}"{dashing}/>')
         for p in ordered:
             fill = "none" if p.hollow else colour
-            out.append(
-                f'<circle cx="{sx(p.x):.1f}" cy="{sy(p.y):.1f}" r="4" fill="{fill}" '
-                f'stroke="{colour}" stroke-width="2"><title>{escape(p.note)}</title></circle>'
-            )
-        y = _HEIGHT + _LEGEND_ROW * index + 4
-        out.append(
-            f'<line x1="{_LEFT}" y1="{y}" x2="{_LEFT + 28}" y2="{y}" stroke="{colour}" '
-            f'stroke-width="2"{dashing}/>'
-        )
-        out.append(
-            f'<text x="{_LEFT + 36}" y="{y + 4}" fill="currentColor">{escape(one.label)}</text>'
-        )
+            out.append(f'<circle cx="{sx(p.x):.1f}" cy="{sy(p.y):.1f}" r="4" fill="{fill}" '
+                       f'stroke="{colour}" stroke-width="2"><title>{escape(p.note)}</title>'
+                       "</circle>")
+        ends.append(sy(ordered[-1].y) + 5)
+    for index, (one, y) in enumerate(zip(series, place_labels(
+            ends, top=_TOP + 10, bottom=_TOP + plot_h + 10), strict=True)):
+        hue = index if one.colour < 0 else one.colour
+        colour = _GREY if one.failing else _PALETTE[hue % len(_PALETTE)]
+        out.append(f'<text class="harness-line-label" x="{_LEFT + plot_w + 8}" y="{y:.1f}" '
+                   f'fill="currentColor"><tspan fill="{colour}">■</tspan> '
+                   f"{escape(one.label)}</text>")
     out.append("</svg>")
     return "".join(out)

@@ -3,25 +3,15 @@ refuses to inject into text that is not there (no silent passes)."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).parents[2]
-COPIED = ("docs", "snippets", "results", "mkdocs.yml")
+from support import copy_project
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    for name in COPIED:
-        source = ROOT / name
-        target = tmp_path / name
-        if source.is_dir():
-            shutil.copytree(source, target)
-        else:
-            shutil.copy2(source, target)
-    return tmp_path
+    return copy_project(tmp_path)
 
 
 def inject(path: Path, old: str, new: str) -> int:

@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from support import copy_project
 
 from .conftest import inject, record_files
 
@@ -271,13 +272,9 @@ def broken_builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[s
     import subprocess
     import sys
 
-    from .conftest import COPIED, ROOT
-
     roots, expected = {}, {}
     for fault, inject_fault in FAULTS.items():
-        root = tmp_path_factory.mktemp(fault)
-        for name in COPIED:
-            (shutil.copytree if (ROOT / name).is_dir() else shutil.copy2)(ROOT / name, root / name)
+        root = copy_project(tmp_path_factory.mktemp(fault))
         roots[fault], expected[fault] = root, inject_fault(root)
     poison = tmp_path_factory.mktemp("no-torch")
     (poison / "torch.py").write_text('raise ImportError("the docs build imported torch")\n')

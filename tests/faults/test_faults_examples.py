@@ -9,20 +9,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import copy_project
 
 from .conftest import inject
 
 
 def _copy(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
-    import shutil
-
-    from .conftest import COPIED, ROOT
-
-    root = tmp_path_factory.mktemp(name)
-    for item in COPIED:
-        (shutil.copytree if (ROOT / item).is_dir() else shutil.copy2)(ROOT / item, root / item)
-    shutil.copy2(ROOT / "conftest.py", root / "conftest.py")
-    return root
+    return copy_project(tmp_path_factory.mktemp(name))
 
 
 def _pytest(root: Path) -> subprocess.CompletedProcess[str]:
@@ -30,7 +23,7 @@ def _pytest(root: Path) -> subprocess.CompletedProcess[str]:
         [sys.executable, "-m", "pytest", "docs", "-q", "-rA", "-p", "no:cacheprovider",
          "-p", "no:randomly"],
         cwd=root, capture_output=True, text=True, timeout=180,
-        env={**os.environ, "HARNESS_EXAMPLE_TIMEOUT": "2"},
+        env={**os.environ, "HARNESS_EXAMPLE_TIMEOUT": "8"},
     )
 
 
@@ -106,7 +99,7 @@ def test_snippet_that_raises(report) -> None:
 
 def test_snippet_that_hangs(report) -> None:
     assert ("snippets/medir-pytorch/trabajo_matmul.py (snippet 'medir-pytorch/trabajo_matmul') "
-            "ran longer than its 2 s limit and was stopped") in report["out"]
+            "ran longer than its 8 s limit and was stopped") in report["out"]
 
 
 def test_exits_are_failures(report) -> None:
@@ -146,3 +139,16 @@ def test_unbroken_examples_still_pass(report) -> None:
     assert "PASSED docs/que-es-pytorch.md" in out
     assert "PASSED docs/backward-frente-a-autograd-grad.md" in out
 
+
+
+def test_a_wrong_value_fails_in_a_short_message_about_the_example(report) -> None:
+    """At most about 15 lines, each about the example: no harness or Sybil traceback."""
+    out = report["out"]
+    start = out.index("analytic expectation does not hold for 'x.grad'")
+    block_start = out.rindex("\n____", 0, start)
+    block_end = min(i for i in (out.find("\n____", start), out.find("\n====", start)) if i != -1)
+    block = [line for line in out[block_start:block_end].splitlines() if line.strip()]
+    assert len(block) <= 15, "\n".join(block)
+    assert not any("harness/" in line or "sybil/" in line or "Traceback" in line
+                   for line in block), "\n".join(block)
+    assert any(line.startswith("  snippet:") for line in block)

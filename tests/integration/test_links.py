@@ -73,6 +73,8 @@ def _parse(path: Path) -> Page:
 class Site:
     root: Path
     pages: dict[str, Page]  # "que-es-pytorch/index.html" -> Page
+    base: str = "/"
+    """The path of ``site_url``: root-relative links (404.html uses them) start with it."""
 
     def target(self, page: str, url: str) -> str | None:
         """The site path ``url`` (no scheme, no fragment) names from ``page``,
@@ -81,7 +83,9 @@ class Site:
         if path == "":
             return page  # "#x" or "?q": the page itself
         if path.startswith("/"):
-            joined = posixpath.normpath(path.lstrip("/") or ".")
+            if not (path + "/").startswith(self.base):
+                return None  # outside the site's own path
+            joined = posixpath.normpath(path[len(self.base):].lstrip("/") or ".")
         else:
             joined = posixpath.normpath(posixpath.join(posixpath.dirname(page), path))
         if joined == ".." or joined.startswith("../"):
@@ -104,7 +108,16 @@ def site(built_site: Path) -> Site:
     # Home, four articles and four notebooks in Spanish, and English twins: a
     # build that lost its pages must not pass for a build without broken links.
     assert len(pages) >= 10, f"only {len(pages)} HTML files in {built_site}: {sorted(pages)}"
-    return Site(root=built_site, pages=pages)
+    return Site(root=built_site, pages=pages, base=site_path())
+
+
+def site_path() -> str:
+    """The path part of mkdocs.yml's ``site_url``, with a trailing slash ("/" without one)."""
+    import re
+
+    found = re.search(r"^site_url:\s*(\S+)", (ROOT / "mkdocs.yml").read_text(), re.M)
+    path = urlsplit(found.group(1)).path if found else "/"
+    return path if path.endswith("/") else path + "/"
 
 
 def _external(url: str) -> bool:
@@ -211,10 +224,14 @@ def test_external_links_are_listed_and_use_https(site: Site) -> None:
         ("a/index.html", "../missing/", None),
         ("a/index.html", "../b/index.html/", None),
         ("a/index.html", "../../outside.html", None),
+        ("a/index.html", "/site/b/", "b/index.html"),
+        ("a/index.html", "/site", "index.html"),
+        ("a/index.html", "/elsewhere/b/", None),
     ],
 )
 def test_target_resolution(tmp_path: Path, page: str, url: str, expected: str | None) -> None:
     for name in ("index.html", "a/index.html", "b/index.html", "b/c d.txt"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("<p id=x></p>")
-    assert Site(root=tmp_path, pages={}).target(page, url) == expected
+    base = "/site/" if url.startswith(("/site", "/elsewhere")) else "/"
+    assert Site(root=tmp_path, pages={}, base=base).target(page, url) == expected

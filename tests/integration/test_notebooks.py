@@ -5,6 +5,7 @@ test run, not once per language."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import re
 from pathlib import Path
@@ -31,19 +32,40 @@ def code_cells(path: Path) -> list[str]:
     return ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
 
 
+def what_to_do(notebook: Path) -> str:
+    """One line per out-of-date notebook: which file, and the step that fixes it."""
+    shown = notebook.relative_to(ROOT)
+    slug = notebook.name.removesuffix(".ipynb").removesuffix(".en")
+    page = ROOT / "docs" / f"{slug}.md"
+    twin = ROOT / "docs" / f"{slug}.en.md"
+    if notebook.name.endswith(".en.ipynb") and not twin.exists():
+        return (f"{shown}: the English twin {twin.relative_to(ROOT)} is missing; write it "
+                "first (same fences and markers as the Spanish page), then run "
+                "`python -m harness notebooks --write`")
+    if not page.exists():
+        return (f"{shown}: no page {page.relative_to(ROOT)} has it; delete it or run "
+                "`python -m harness notebooks --write`")
+    return (f"{shown}: out of date with {page.relative_to(ROOT)}, its twin and its snippets; "
+            "run `python -m harness notebooks --write` (after the English twin is written)")
+
+
 def test_committed_notebooks_match_their_pages_and_snippets() -> None:
     stale = out_of_date(Project.load(ROOT))
-    assert not stale, (
-        "out of date (run `python -m harness notebooks --write`): "
-        + ", ".join(str(p.relative_to(ROOT)) for p in stale)
-    )
+    assert not stale, "\n".join(what_to_do(p) for p in sorted(stale))
 
 
 def test_every_article_has_a_notebook_in_each_language() -> None:
     names = {p.name for p in FOLDER.glob("*.ipynb")}
     for page in ("que-es-pytorch", "backward-frente-a-autograd-grad", "medir-pytorch",
                  "elegir-pytorch"):
-        assert {f"{page}.ipynb", f"{page}.en.ipynb"} <= names, page
+        missing = {f"{page}.ipynb", f"{page}.en.ipynb"} - names
+        assert not missing, "\n".join(what_to_do(FOLDER / name) for name in sorted(missing))
+
+
+def test_the_message_names_a_missing_english_twin() -> None:
+    message = what_to_do(FOLDER / "pagina-sin-gemela.en.ipynb")
+    assert "docs/pagina-sin-gemela.en.md is missing" in message
+    assert "python -m harness notebooks --write" in message
 
 
 @pytest.mark.parametrize("spanish", spanish_notebooks(), ids=lambda p: p.stem)
@@ -75,5 +97,8 @@ def test_every_notebook_executes_without_error(tmp_path: Path) -> None:
             await manager.shutdown_kernel(now=True)
         return failures
 
-    failures = asyncio.run(run_all())
+    # In its own thread: a worker that also ran the browser tests holds Playwright's
+    # event loop in the main thread, and asyncio.run refuses to nest in it.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        failures = pool.submit(asyncio.run, run_all()).result()
     assert not failures, "\n".join(failures)

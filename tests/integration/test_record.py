@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import ROOT
 
 from harness.records.store import load_all
 from harness.sources.trials import load_trials, spec_sha256
@@ -24,7 +25,6 @@ from harness.sources.trials import load_trials, spec_sha256
 if importlib.util.find_spec("torch") is None:  # find_spec: importing torch here costs a second
     pytest.skip("the record command needs torch", allow_module_level=True)
 
-ROOT = Path(__file__).parents[2]
 TINY = ROOT / "tests" / "samples" / "trials" / "tiny.toml"
 
 
@@ -197,3 +197,29 @@ def test_recording_outside_a_checkout_or_into_a_file_is_a_clear_error(tmp_path: 
     assert done.returncode == 2
     assert "not a checkout of the site (no docs, snippets, mkdocs.yml)" in done.stderr
     assert sorted(p.name for p in (tmp_path / "site-packages").iterdir()) == ["harness"]
+
+
+def test_record_stores_nothing_observed_under_leaked_state_and_exits_non_zero(
+    tmp_path: Path,
+) -> None:
+    from support import copy_project
+
+    root = copy_project(tmp_path / "checkout", ("docs", "snippets", "results", "mkdocs.yml",
+                                                "harness"))
+    build = next(p.name for p in (root / "results").iterdir() if p.name.endswith("+cpu"))
+    before = (root / "results" / build / "cpu.examples.jsonl").read_text()
+    leaking = root / "snippets/que-es-pytorch/metadatos_tensor.py"
+    leaking.write_text(leaking.read_text() + "torch.set_grad_enabled(False)\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "harness", "record", "--device", "cpu", "--only", "examples"],
+        cwd=root, capture_output=True, text=True, timeout=300,
+        env={**__import__("os").environ, "PYTHONPATH": str(root)},
+    )
+    assert done.returncode == 1, done.stderr
+    assert "changed torch's global state and left it changed (grad mode: True → False)" in done.stderr
+    assert "not trusted: it ran after snippet 'que-es-pytorch/metadatos_tensor'" in done.stderr
+    after = (root / "results" / build / "cpu.examples.jsonl").read_text()
+    # No observation of that page was replaced (the leaking snippet changed, so its old ones
+    # stay as they were, stale); the other pages' unchanged observations keep their date.
+    kept = [line for line in before.splitlines() if '"que-es-pytorch/' in line]
+    assert all(line in after.splitlines() for line in kept)

@@ -14,8 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-HARNESS = Path(__file__).parents[2] / "harness"
+from support import HARNESS
 
 #: Folder → the harness folders its modules may import (besides their own).
 ALLOWED: dict[str, frozenset[str]] = {

@@ -15,8 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
+from support import ROOT
 
 
 def _tool(name: str) -> str:

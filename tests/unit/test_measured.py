@@ -71,53 +71,55 @@ def render_checked(kind: str, args: dict[str, str], records: Records,
 
 def test_spanish_table_uses_decimal_comma_and_names_environment(records, specs) -> None:
     markdown, _ = render("measurements", {"group": "matmul"}, records, specs)
-    assert "| `mm_f32` | cálculo | float32 | 64x64 | 1 | 1 | 1,23 ms · 2,00 % |" in markdown
-    assert (
-        "Sample CPU &lt;i&gt;model&lt;/i&gt; · 1 hilo · torch 2.13.0+cpu · 2026-01-15" in markdown
-    )
-    assert "torch 2.14.1 · 2026-02-20" in markdown
-    # The failing bfloat16 row is a failure with its numbers, never a plain speed-up.
-    assert "✗ no cumple (error 2,9e-3 > 1e-3)" in markdown
-    assert "✓ cumple (error 2,5e-7 ≤ 1e-3)" in markdown
+    # One table per device type; builds are a column, constants are in the caption.
+    assert markdown.count('<table class="harness-table harness-compact">') == 1
+    assert "<caption>cálculo · lote 1 · 1 hilo · esperando al dispositivo</caption>" in markdown
+    assert 'class="harness-num">1,23\u00a0ms <span class="harness-spread">IQR\u00a02,00\u00a0%' in markdown
+    assert "Sample CPU &lt;i&gt;model&lt;/i&gt; · 1 hilo · torch 2.13.0+cpu · 2026-01-15" in markdown
+    # The failing bfloat16 row is tinted and labelled, never a plain speed-up.
+    assert '<tr class="harness-fail" title="mm_bf16">' in markdown
+    assert '✗ no cumple <span class="harness-why">2,9e-3 &gt; 1e-3</span>' in markdown
+    assert "✓ 2,5e-7" in markdown
+    # Every column and a CSV download, one click away.
+    assert "<summary>Todas las columnas</summary>" in markdown
+    assert 'download="matmul-2.13.0+cpu-cpu.csv" href="data:text/csv;charset=utf-8,trial' in markdown
 
 
 def test_english_table_uses_decimal_point(records, specs) -> None:
     markdown, _ = render("measurements", {"group": "matmul"}, records, specs, lang="en")
-    assert "1.23 ms" in markdown and "1,23 ms" not in markdown
-    assert "✗ fails (error 2.9e-3 > 1e-3)" in markdown
-    assert "*no measurement*" in markdown  # the GPU section
+    assert "1.23\u00a0ms" in markdown and "1,23" not in markdown
+    assert '✗ fails <span class="harness-why">2.9e-3 &gt; 1e-3</span>' in markdown
+    assert "<em>no measurement</em>" in markdown  # the GPU section
 
 
 def test_gpu_section_says_sin_medicion_without_cuda_record(records, specs) -> None:
     markdown, _ = render("measurements", {"group": "sync"}, records, specs)
-    gpu = markdown.split("**GPU (CUDA)**", 1)[1]
-    assert "*sin medición*" in gpu and "--device cuda" in gpu
-    assert "**CPU**" not in markdown  # the sync group does not apply to the CPU
+    gpu = markdown.split("<strong>GPU (CUDA)</strong>", 1)[1]
+    assert "<em>sin medición</em>" in gpu and "--device cuda" in gpu
+    assert "<strong>CPU</strong>" not in markdown  # the sync group does not apply to the CPU
 
 
 def test_missing_row_in_a_build_reads_sin_medicion(records, specs) -> None:
     markdown, _ = render("measurements", {"group": "mlp"}, records, specs)
-    table_214 = markdown.split("torch 2.14.1", 1)[1]
-    assert re.search(r"\| `mlp_b4` \|[^\n]*\*sin medición\*", table_214)
+    assert re.search(r'<tr title="mlp_b4"><td data-label="torch" class="harness-build">2\.14\.1'
+                     r"</td><td[^>]*><em>sin medición</em>", markdown)
 
 
 def test_stale_row_is_marked_and_reported_with_record_line(records, specs) -> None:
     markdown, stale = render("measurements", {"group": "mlp"}, records, specs)
-    assert "**desactualizado** · `mlp_b4`" in markdown
+    assert '<span class="harness-badge">desactualizado</span> 150\u00a0µs' in markdown
     assert len(stale) == 1
     assert stale[0].startswith("results/2.13.0+cpu/cpu.csv:6: row of trial 'mlp_b4'")
     english, _ = render("measurements", {"group": "mlp"}, records, specs, lang="en")
-    assert "**stale** · `mlp_b4`" in english
+    assert '<span class="harness-badge">stale</span>' in english
 
 
 def test_error_cell_is_escaped(records, specs) -> None:
     markdown, _ = render("measurements", {"group": "matmul"}, records, specs)
-    line = next(x for x in markdown.splitlines() if x.startswith("| `broken`"))
-    assert "<b>" not in line and "&lt;b&gt;bold&lt;/b&gt;" in line
-    assert r"\|" in line and r"\`tick\`" in line and r"\*star\*" in line and r"\_under\_" in line
-    assert r"\[link\]" in line
-    # Escaped pipes keep the row at the header's 13 columns.
-    assert len(re.split(r"(?<!\\)\|", line)) - 2 == 13
+    row = next(x for x in markdown.replace("<tr", "\n<tr").splitlines()
+               if x.startswith('<tr class="harness-fail" title="broken">'))
+    assert "<b>" not in row and "&lt;b&gt;bold&lt;/b&gt;" in row
+    assert "<tr" not in row[3:] and row.count("</tr>") == 1  # no markup escapes its cell
 
 
 def test_unknown_group_names_where_and_lists_groups(records, specs) -> None:
@@ -153,24 +155,24 @@ def test_record_row_of_unknown_trial_names_record_line(records, specs, tmp_path)
 
 def test_compare_versions_ratio_only_for_passing_rows(records, specs) -> None:
     markdown, _ = render("compare-versions", {"group": "matmul"}, records, specs)
-    rows = [x for x in markdown.splitlines() if x.startswith("| `mm_")]
-    assert len(rows) == 4  # each trial under each build, contiguous
-    assert rows[0].endswith("| referencia |") and rows[1].endswith("| 0,500× |")
-    assert rows[3].endswith("| — (no cumple calidad) |")
+    assert markdown.startswith('<details class="harness-more"><summary>')
+    assert "1 ensayos comparables, de 0,500× a 0,500×" in markdown
+    assert '<td data-label="torch 2.14.1" class="harness-num">0,500×</td>' in markdown
+    assert '<td data-label="torch 2.14.1" class="harness-num">— (no cumple calidad)</td>' in markdown
 
 
 def test_plot_is_accessible_svg_with_localized_axes(records, specs) -> None:
     markdown, stale = render("plot", {"group": "mlp", "y": "latency"}, records, specs)
-    assert markdown.startswith('<figure class="harness-plot"><svg ')
-    assert (
-        'role="img"' in markdown and "<title>Latencia mediana por llamada · mlp</title>" in markdown
-    )
-    assert "Tamaño de lote (escala logarítmica)" in markdown and "<figcaption>" in markdown
+    assert markdown.startswith('<figure class="harness-plot"><div class="harness-plot-scroll"><svg ')
+    assert 'role="img"' in markdown and "<title>Latencia mediana por llamada · mlp</title>" in markdown
+    assert ">Tamaño de lote</text>" in markdown and "<figcaption>" in markdown
+    assert 'class="harness-line-label"' in markdown  # lines are labelled where they end
     assert "\n\n" not in markdown.strip()  # one HTML block: a blank line would end it
     assert stale and "mlp_b4" in stale[0]
     english, _ = render("plot", {"group": "matmul", "y": "throughput"}, records, specs, lang="en")
-    assert "Size n (first dimension of the shape) (log scale)" in english
-    assert 'fill="none" stroke="' in english  # the failing bfloat16 points are hollow
+    assert ">Size n (first dimension of the shape)</text>" in english
+    assert "bfloat16 · torch 2.14.1 · fails</text>" in english and 'stroke="#9E9E9E"' in english  # greyed
+    assert "Environment" not in english.split("<figcaption>")[1]
 
 
 def test_csv_row_uses_article_columns(records, specs) -> None:
@@ -183,7 +185,8 @@ def test_csv_row_uses_article_columns(records, specs) -> None:
 
 def test_environment_lists_every_record(records, specs) -> None:
     markdown, _ = render("environment", {}, records, specs, lang="en")
-    assert markdown.count("\n| 2.1") == 2 and "100 GFLOP/s" in markdown
+    assert markdown.count('<th scope="col">torch ') == 2  # one column per record set
+    assert "float32\u00a0100\u00a0GFLOP/s" in markdown and "(same in all)" in markdown
+    assert "<td>2026-01-15</td><td>2026-02-20</td>" in markdown
     empty, _ = render("environment", {}, Records(items=[]), specs)
     assert empty.strip() == "*sin medición*"
-

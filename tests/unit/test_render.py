@@ -37,11 +37,35 @@ def test_each_build_is_a_column_and_failures_are_shown() -> None:
     block = render_observed(snippet=SNIPPET, expectations=[EXPECT],
                             records=[record("2.13.0+cpu", 6.0), record("2.14.1", 7.0)], lang="es")
     text = block.markdown
-    assert text.startswith("!!! failure harness-observed")
-    assert "Se cumplió en: torch 2.13.0+cpu (cpu)" in text
-    assert "No se cumplió en: torch 2.14.1 (cpu)" in text
-    assert "<code>7</code> (torch.float32) ✗ no se cumple" in text
-    assert "AMD EPYC 9B14 · 1 hilos · 2026-11-30" in text
+    assert text.startswith('???+ failure harness-observed "✗ No se cumple: g"')  # opened
+    assert "Se cumplió en: torch 2.13.0+cpu (cpu)." in text
+    assert "<code>g</code> no se cumplió en: torch 2.14.1 (cpu)." in text
+    assert '<span class="harness-bad">✗ <code>7</code> (torch.float32)' in text
+    assert "AMD EPYC 9B14 · 1 hilo · 2026-11-30" in text
+
+
+def test_all_holding_is_one_line_and_identical_columns_merge() -> None:
+    block = render_observed(snippet=SNIPPET, expectations=[EXPECT],
+                            records=[record("2.13.0+cpu", 6.0), record("2.14.1", 6.0)], lang="es")
+    first = block.markdown.splitlines()[0]
+    assert first == '??? success harness-observed "✓ Se cumple: g · torch 2.13.0+cpu, 2.14.1 · cpu"'
+    assert "Observado · torch 2.13.0+cpu (cpu), torch 2.14.1 (cpu) |" in block.markdown
+
+
+def test_known_failure_and_exception_are_readable() -> None:
+    known = Expectation(snippet="p/s", name="g", value=6.0, derivation="d", known_failure="porque sí",
+                        location=Location(path=Path("e.toml"), line=1))
+    block = render_observed(snippet=SNIPPET, expectations=[known],
+                            records=[record("2.13.0+cpu", 7.0)], lang="es")
+    assert block.markdown.startswith('??? warning harness-observed "⚠ Fallo conocido: g')
+    assert "fallo conocido: porque sí" in block.markdown
+    raised = Observation(snippet="p/s", name="e", kind="exception", snippet_sha256="a" * 64,
+                         value={"type": "RuntimeError", "types": ["RuntimeError"],
+                                "message": "Trying to backward <twice> | " + "x " * 60})
+    from harness.views.observed import _value
+    shown = _value(raised)
+    assert shown.startswith("<code>RuntimeError</code>: <span title=")
+    assert "&lt;twice&gt;" in shown and "|" not in shown and "…»" in shown
 
 
 def test_stale_observation_is_marked_and_reported_with_its_line() -> None:

@@ -19,8 +19,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from support import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 SNIPPETS = ROOT / "snippets"
 
 # Top-level modules that open connections. A snippet is copied into a reader's

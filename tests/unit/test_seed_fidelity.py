@@ -20,11 +20,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
+from support import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 SEEDS = ROOT / "seeds"
 DOCS = ROOT / "docs"
 MARK = "Ampliación"

@@ -86,7 +86,7 @@ def test_commit_replaces_rows_keeps_dates_of_unchanged_observations_and_drops_or
         (lambda t: t.splitlines()[0] + "\n", r"cpu.csv:2: the record has a header and no row"),
         (lambda t: "trial,device\n", r"cpu.csv:1: missing column 'torch_build'"),
         (lambda t: t.replace(",run_id", ",run_id,colour", 1), r"cpu.csv:1: unknown column 'colour'"),
-        (lambda t: t.replace(",0.001,", ",nan,", 1), r"cpu.csv:2: column 'latency' holds 'nan'; expected a finite number ≥ 0"),
+        (lambda t: t.replace(",0.001,", ",nan,", 1), r"cpu.csv:2: column 'latency' holds 'nan'; expected a finite number > 0"),
         (lambda t: t.replace(",0.001,", ",-0.0002,", 1), r"cpu.csv:2: column 'latency' holds '-0.0002'"),
         (lambda t: t.replace(",true,", ",TRUE,", 1), r"cpu.csv:2: column 'quality_pass' holds 'TRUE'; expected true or false"),
         (lambda t: t + t.splitlines()[1] + "\n", r"cpu.csv:3: trial 'a' with 1 thread\(s\) already has a row at line 2"),

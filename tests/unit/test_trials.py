@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import ROOT
 
 from harness.core.errors import HarnessError
 from harness.sources.trials import (
@@ -21,7 +22,6 @@ from harness.sources.trials import (
     workload_sources,
 )
 
-ROOT = Path(__file__).parents[2]
 MATMUL = (
     '[[trial]]\nname = "a"\nworkload = "matmul"\ntask = "compute"\ndtype = "float32"\n'
     'shape = [4, 4]\ngroup = "g"\n'

@@ -1,0 +1,90 @@
+"""Where every record set was made, turned sideways: one row per field, one column
+per record set. A value every set shares is said once, across the row; long
+texts (how the peak was obtained, how memory was measured) open on a click.
+The recorder's English texts are shown in the page's language. No torch import.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from harness.core.types import Environment
+from harness.records.store import DeviceRecord
+from harness.text.markdown import html_text
+from harness.text.numbers import throughput_text, unbroken
+from harness.text.record_words import record_text
+from harness.text.words import word
+from harness.views.measured_context import Context
+
+__all__ = ["environment_table"]
+
+_LONG = 48
+"""Texts longer than this open in a note instead of widening the table."""
+
+
+def _peak(env: Environment, lang: str) -> str:
+    return ", ".join(f"{d} {throughput_text(v, 'FLOP/s', lang)}"
+                     for d, v in sorted(env.peak.items()))
+
+
+def _dates(record: DeviceRecord) -> str:
+    days = sorted({e.date[:10] for e in record.environments.values() if e.date})
+    return days[0] if len(days) == 1 else f"{days[0]} … {days[-1]}" if days else ""
+
+
+_FIELDS: tuple[tuple[str, Callable[[DeviceRecord, str], str]], ...] = (
+    ("device", lambda r, lang: r.environment.device_name or r.device_key),
+    ("cpu_model", lambda r, lang: r.environment.cpu_model),
+    ("threads", lambda r, lang: "/".join(str(t) for t in sorted(
+        {e.threads for e in r.environments.values()}))),
+    ("platform", lambda r, lang: f"Python {r.environment.python} · {r.environment.platform}"),
+    ("cuda_driver", lambda r, lang: " / ".join(
+        x for x in (r.environment.cuda, r.environment.driver) if x)),
+    ("date", lambda r, lang: _dates(r)),
+    ("peak_table", lambda r, lang: _peak(r.environment, lang)),
+    ("peak_source", lambda r, lang: record_text(r.environment.peak_source, lang)),
+    ("memory_field", lambda r, lang: record_text(
+        str(r.environment.extra.get("memory_method", "")), lang)),
+    ("commit", lambda r, lang: r.environment.repo_commit[:12]),
+)
+
+
+def _value(text: str, lang: str) -> str:
+    if not text:
+        return "—"
+    if len(text) <= _LONG:
+        return unbroken(html_text(text)) if len(text) < 24 else html_text(text)
+    short = html_text(text[:_LONG].rsplit(" ", 1)[0]) + "…"
+    return (f'<details class="harness-note"><summary>{short}</summary>'
+            f"<p>{html_text(text)}</p></details>")
+
+
+def environment_table(context: Context) -> str:
+    """One column per record set (torch build × device), one row per field."""
+    lang = context.lang
+    records = context.records.items
+    if not records:
+        return f"*{word(lang, 'missing')}*\n"
+    head = "".join(f'<th scope="col">torch {html_text(r.torch_build)}<br>'
+                   f"<code>{html_text(r.device_key)}</code></th>" for r in records)
+    rows = []
+    for key, read in _FIELDS:
+        values = [read(r, lang) for r in records]
+        name = word(lang, key)
+        if len(records) > 1 and len(set(values)) == 1:
+            cells = (f'<td colspan="{len(records)}" class="harness-same">{_value(values[0], lang)}'
+                     f' <span class="harness-agree">({word(lang, "same_all")})</span></td>')
+        else:  # neighbours that agree share one cell
+            runs: list[list[str]] = []
+            for value in values:
+                if runs and runs[-1][0] == value:
+                    runs[-1].append(value)
+                else:
+                    runs.append([value])
+            cells = "".join(
+                f'<td{f" colspan={chr(34)}{len(run)}{chr(34)}" if len(run) > 1 else ""}>'
+                f"{_value(run[0], lang)}</td>" for run in runs)
+        rows.append(f'<tr><th scope="row">{name}</th>{cells}</tr>')
+    return (f'<div class="harness-scroll"><table class="harness-table harness-env">'
+            f'<thead><tr><th scope="col">{word(lang, "field")}</th>{head}</tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table></div>\n")

@@ -1,0 +1,86 @@
+"""Small HTML pieces the measurement views share: a compact table that stacks
+into labelled rows on a phone, a collapsible block, and a CSV download. No torch.
+
+The harness writes these tables as HTML, not Markdown, because a Markdown table
+cannot carry a row class (failing rows are tinted), a ``data-label`` per cell
+(the phone layout prints the column name beside each value) or a ``<caption>``.
+Callers pass cell contents already escaped (:func:`harness.text.markdown.html_text`);
+nothing here adds record text of its own. No blank line is ever written: one
+blank line would end the raw HTML block inside the Markdown page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from urllib.parse import quote
+
+from harness.text.markdown import html_text
+
+__all__ = ["Cell", "Row", "csv_link", "details", "html_table"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Cell:
+    html: str
+    """Escaped HTML content."""
+    numeric: bool = False
+    """Right-aligned, tabular figures."""
+    css: str = ""
+    span: int = 1
+    """Rows this cell spans (a trial's label over its builds)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Row:
+    cells: list[Cell]
+    css: str = ""
+    title: str = ""
+    """Plain text for the row's tooltip (escaped here)."""
+    first_of_group: bool = True
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+def html_table(header: list[tuple[str, bool]], rows: list[Row], *, caption: str = "",
+               css: str = "harness-table") -> str:
+    """``header``: (escaped label, numeric). Cells line up with the header from the right
+    when a row's spanning first cell is left out (rows after the first of a group)."""
+    out = [f'<div class="harness-scroll"><table class="{css}">']
+    if caption:
+        out.append(f"<caption>{caption}</caption>")
+    out.append("<thead><tr>" + "".join(
+        f'<th scope="col"{_numeric(n)}>{label}</th>' for label, n in header) + "</tr></thead>")
+    out.append("<tbody>")
+    for row in rows:
+        labels = [label for label, _ in header][len(header) - len(row.cells):]
+        attrs = f' class="{row.css}"' if row.css else ""
+        attrs += f' title="{html_text(row.title)}"' if row.title else ""
+        cells = []
+        for label, one in zip(labels, row.cells, strict=True):
+            classes = " ".join(c for c in (one.css, "harness-num" if one.numeric else "") if c)
+            span = f' rowspan="{one.span}"' if one.span > 1 else ""
+            tag = "th" if one is row.cells[0] and row.first_of_group else "td"
+            scope = ' scope="row"' if tag == "th" else ""
+            cells.append(f'<{tag}{scope}{span} data-label="{label}"'
+                         f'{f" class={chr(34)}{classes}{chr(34)}" if classes else ""}>'
+                         f"{one.html}</{tag}>")
+        out.append(f"<tr{attrs}>" + "".join(cells) + "</tr>")
+    out.append("</tbody></table></div>")
+    return "".join(out)
+
+
+def _numeric(flag: bool) -> str:
+    return ' class="harness-num"' if flag else ""
+
+
+def details(summary: str, body: str, *, css: str = "harness-more", opened: bool = False) -> str:
+    """A collapsed block; ``summary`` and ``body`` are escaped HTML."""
+    state = " open" if opened else ""
+    return f'<details class="{css}"{state}><summary>{summary}</summary>{body}</details>'
+
+
+def csv_link(text: str, *, filename: str, label: str) -> str:
+    """A download link carrying ``text`` as a ``data:`` URI: the file is the page's own
+    data, so it needs no file written beside the page and cannot drift from it."""
+    href = "data:text/csv;charset=utf-8," + quote(text, safe="")
+    return (f'<a class="harness-csv" download="{html_text(filename)}" href="{href}">'
+            f"{label}</a>")

@@ -1,0 +1,128 @@
+"""One trial's compact cells and its short label. No torch import.
+
+A compact table keeps six figures per row (latency with its spread, throughput,
+fraction of peak, memory, quality); everything else a row records is one click
+away in «Todas las columnas». Identifying fields that are the same for every row
+of a table move to its caption; those that vary make the row's short label.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from harness.core.rows import TrialRow
+from harness.core.types import Environment, TrialSpec
+from harness.sources.trials import shape_text
+from harness.text.markdown import html_text
+from harness.text.numbers import (
+    bytes_text,
+    latency_text,
+    percent_text,
+    scientific,
+    throughput_text,
+    unbroken,
+)
+from harness.text.record_words import record_text
+from harness.text.words import word
+from harness.views.html_table import Cell
+
+__all__ = ["COMPACT_COLUMNS", "Identity", "compact_cells", "identities", "missing_cells"]
+
+#: Header keys of the compact columns after the label (and the build, when shown).
+COMPACT_COLUMNS = ("latency_short", "throughput", "peak_short", "memory", "quality_short")
+_FIELDS = ("task", "dtype", "shape", "batch", "threads", "synchronized")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Identity:
+    """What tells a table's trials apart (label) and what they share (caption)."""
+
+    labels: dict[str, str]
+    """Trial name → short label (escaped HTML)."""
+    caption: list[str]
+    """``Field value`` parts shared by every trial (escaped HTML)."""
+
+
+def _field(spec: TrialSpec, row: TrialRow | None, name: str, lang: str, *,
+           caption: bool = False) -> str:
+    if name == "shape" and caption:
+        return f"{word(lang, 'shape').lower()} {_field(spec, row, name, lang)}"
+    if name == "task":
+        return word(lang, spec.task)
+    if name == "shape":
+        return record_text(shape_text(spec.shape), lang).replace("x", "×")
+    if name == "synchronized":
+        waited = row.synchronized if row is not None else spec.params.get("synchronize", True)
+        return word(lang, "waited" if waited else "not_waited")
+    if name == "batch":
+        return f"{word(lang, 'batch').lower()} {spec.batch}"
+    if name == "threads":
+        return f"{spec.threads} {word(lang, 'thread' if spec.threads == 1 else 'threads_word')}"
+    return str(getattr(spec, name))
+
+
+def identities(specs: list[TrialSpec], rows: dict[str, TrialRow], lang: str) -> Identity:
+    values = {s.name: {f: _field(s, rows.get(s.name), f, lang) for f in _FIELDS} for s in specs}
+    varying = [f for f in _FIELDS if len({v[f] for v in values.values()}) > 1]
+    labels = {n: " · ".join(v[f] for f in varying) for n, v in values.items()}
+    if len(set(labels.values())) < len(labels):  # fields alone do not tell them apart
+        labels = {s.name: " · ".join(p for p in (s.workload, labels[s.name]) if p)
+                  for s in specs}
+    if len(set(labels.values())) < len(labels) or not all(labels.values()):
+        labels = {s.name: s.name for s in specs}
+    first = specs[0] if specs else None
+    caption = [html_text(_field(first, rows.get(first.name), f, lang, caption=True))
+               for f in _FIELDS if f not in varying] if first else []
+    # Each part keeps together; a label may wrap only between parts.
+    shown = {n: " · ".join(f'<span class="harness-part">{html_text(p)}</span>'
+                           for p in t.split(" · ")) for n, t in labels.items()}
+    return Identity(labels=shown, caption=caption)
+
+
+def _peak(row: TrialRow, env: Environment | None, lang: str) -> str:
+    if row.peak_fraction is not None:
+        return unbroken(percent_text(row.peak_fraction, lang))
+    if env is not None and row.dtype in env.peak and row.throughput_unit == "FLOP/s":
+        return word(lang, "peak_unknown")
+    return "—"
+
+
+def _quality(row: TrialRow, spec: TrialSpec, lang: str) -> str:
+    if row.error:
+        return f"{word(lang, 'error')}: {html_text(row.error)}"
+    if row.dtype == spec.reference_dtype:
+        return word(lang, "reference_self")
+    if row.quality_error is None:
+        return "—"
+    error, tolerance = scientific(row.quality_error, lang), scientific(row.tolerance, lang)
+    if row.quality_pass:
+        return f"✓ {error}"
+    why = f'<span class="harness-why">{error} &gt; {tolerance}</span>'
+    return f"✗ {word(lang, 'fails_short')} {why}"
+
+
+def compact_cells(row: TrialRow, spec: TrialSpec, env: Environment | None, lang: str,
+                  *, stale: bool) -> list[Cell]:
+    """Latency · throughput · peak · memory · quality of a recorded row."""
+    mark = f'<span class="harness-badge">{word(lang, "stale")}</span> ' if stale else ""
+    if row.error and not row.latency:
+        return [Cell(html=mark + word(lang, "error"), numeric=True), Cell(html="—", numeric=True),
+                Cell(html="—", numeric=True), Cell(html="—", numeric=True),
+                Cell(html=_quality(row, spec, lang))]
+    latency = unbroken(latency_text(row.latency, lang)) if row.latency else "—"
+    if row.iqr_over_median is not None:
+        spread = unbroken(f"IQR {percent_text(row.iqr_over_median, lang)}")
+        noisy = f' <span title="{word(lang, "noisy")}">⚠</span>' if row.noisy else ""
+        latency += f' <span class="harness-spread">{spread}{noisy}</span>'
+    throughput = (unbroken(throughput_text(row.throughput, row.throughput_unit, lang))
+                  if row.throughput else "—")
+    memory = unbroken(bytes_text(row.memory, lang)) if row.memory else "—"
+    return [Cell(html=mark + latency, numeric=True), Cell(html=throughput, numeric=True),
+            Cell(html=_peak(row, env, lang), numeric=True), Cell(html=memory, numeric=True),
+            Cell(html=_quality(row, spec, lang), css="harness-quality")]
+
+
+def missing_cells(lang: str) -> list[Cell]:
+    missing = f"<em>{word(lang, 'missing')}</em>"
+    return [Cell(html=missing), *(Cell(html="—", numeric=True) for _ in range(3)),
+            Cell(html="—")]

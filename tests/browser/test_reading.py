@@ -1,0 +1,154 @@
+"""What a reader sees, measured in Chromium at 1280 and 390 px (issue 10).
+
+Every assertion reads rendered layout (bounding boxes, scroll widths, computed
+sizes), never mere existence. Screenshots of each page, desktop and mobile,
+light and dark, go to test-artifacts/screenshots/reading/.
+"""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any
+
+import pytest
+
+from tests.browser.conftest import ARTIFACTS
+
+pytestmark = pytest.mark.browser
+
+MEDIR_BEFORE_PX = 19_000
+ARTICLES = ["que-es-pytorch", "backward-frente-a-autograd-grad", "medir-pytorch",
+            "elegir-pytorch"]
+PAGES = ["", *(f"{a}/" for a in ARTICLES), *(f"cuadernos/{a}/" for a in ARTICLES),
+         "en/", "en/medir-pytorch/"]
+
+
+def _eval(tab: Any, script: str) -> Any:
+    return tab.evaluate(script)
+
+
+def test_medir_is_40_percent_shorter_and_compact_tables_fit(open_page: Any) -> None:
+    tab = open_page("medir-pytorch/")
+    height = _eval(tab, "document.documentElement.scrollHeight")
+    assert height <= MEDIR_BEFORE_PX * 0.6, height
+    fits = _eval(tab, """[...document.querySelectorAll('table.harness-compact')].map(t =>
+        [t.scrollWidth, t.closest('.harness-scroll').clientWidth])""")
+    assert fits and all(width <= room + 1 for width, room in fits), fits
+    # Each key figure is a visible column or, constant across the table, in its caption.
+    covered = _eval(tab, """[...document.querySelectorAll('table.harness-compact')]
+        .filter(t => !t.closest('details:not([open])')).map(t =>
+        [...t.querySelectorAll('thead th')].map(h => h.innerText).join(' ') + ' '
+        + (t.caption ? t.caption.innerText : ''))""")
+    for text in covered:
+        for key in ("Latencia", "Rendimiento", "pico", "Memoria", "Calidad"):
+            assert key in text, (key, text)
+
+
+def test_compact_rows_are_one_line_and_identifiers_never_break(open_page: Any) -> None:
+    tab = open_page("medir-pytorch/")
+    heights = _eval(tab, """[...document.querySelectorAll('table.harness-compact tbody tr')]
+        .map(r => r.getBoundingClientRect().height)""")
+    assert statistics.median(heights) <= 28, statistics.median(heights)
+    broken = _eval(tab, """[...document.querySelectorAll(
+        'table.harness-compact .harness-part, table.harness-table code, .harness-observed td code')]
+        .filter(e => e.getClientRects().length > 1).map(e => e.textContent)""")
+    assert broken == []
+
+
+def test_numbers_right_aligned_with_nbsp_and_failing_rows_tinted(open_page: Any) -> None:
+    tab = open_page("medir-pytorch/")
+    cell = tab.locator("table.harness-compact td.harness-num").first
+    assert cell.evaluate("e => getComputedStyle(e).textAlign") == "right"
+    assert "\u00a0" in cell.inner_text()
+    colours = _eval(tab, """(() => { const bad = document.querySelector('tr.harness-fail td');
+        const good = document.querySelector('tr:not(.harness-fail) > td.harness-num');
+        return [getComputedStyle(bad).backgroundColor, getComputedStyle(good).backgroundColor,
+                bad.closest('tr').innerText]; })()""")
+    assert colours[0] != colours[1] and "no cumple" in colours[2]
+
+
+def test_first_column_stays_in_view_when_scrolled(open_page: Any) -> None:
+    tab = open_page("medir-pytorch/", width=700)
+    moved = _eval(tab, """(() => { const w = document.querySelector('.harness-env')
+        .closest('.harness-scroll'); w.scrollLeft = 200;
+        const th = w.querySelector('tbody th'); return [th.getBoundingClientRect().left,
+        w.getBoundingClientRect().left]; })()""")
+    assert abs(moved[0] - moved[1]) <= 2, moved
+
+
+def test_phone_shows_latency_and_quality_without_scrolling(open_page: Any) -> None:
+    tab = open_page("medir-pytorch/", width=390)
+    outside = _eval(tab, """[...document.querySelectorAll('table.harness-compact td')]
+        .filter(td => td.offsetParent && td.getBoundingClientRect().right > innerWidth + 1)
+        .length""")
+    assert outside == 0
+    assert _eval(tab, "document.documentElement.scrollWidth") <= 390
+
+
+def test_environment_table_is_sideways_and_spanish(open_page: Any) -> None:
+    tab = open_page("medir-pytorch/")
+    shape = _eval(tab, """(() => { const t = document.querySelector('table.harness-env');
+        return [t.tBodies[0].rows.length, t.tHead.rows[0].cells.length, t.innerText,
+                Math.max(...[...t.tBodies[0].rows].map(r => r.getBoundingClientRect().height))];
+        })()""")
+    rows, columns, text, tallest = shape
+    assert rows >= 8 and columns >= 2
+    assert "datasheet" not in text and "per core" not in text and "after malloc_trim" not in text
+    assert tallest <= 80, tallest  # long notes are closed
+
+
+def test_observed_blocks_are_one_line_when_all_hold(open_page: Any) -> None:
+    for page in ("que-es-pytorch/", "backward-frente-a-autograd-grad/"):
+        tab = open_page(page)
+        blocks = _eval(tab, """[...document.querySelectorAll('.harness-observed.success')]
+            .map(b => [b.getBoundingClientRect().height, b.open])""")
+        assert blocks and all(h <= 80 and not opened for h, opened in blocks), blocks
+
+
+def test_plot_text_is_at_least_12px_and_lines_are_labelled(open_page: Any) -> None:
+    tab = open_page("medir-pytorch/")
+    smallest = _eval(tab, """Math.min(...[...document.querySelectorAll('figure.harness-plot svg')]
+        .map(s => { const scale = s.getBoundingClientRect().width / s.viewBox.baseVal.width;
+                    return parseFloat(getComputedStyle(s).fontSize) * scale; }))""")
+    assert smallest >= 12, smallest
+    labels = _eval(tab, "document.querySelectorAll('.harness-line-label').length")
+    assert labels >= 2
+    assert tab.locator("figure.harness-plot", has_text="no cumple").count() >= 1
+    captions = _eval(tab, """[...document.querySelectorAll('figure.harness-plot figcaption')]
+        .map(c => c.getBoundingClientRect().height)""")
+    assert max(captions) <= 60, captions
+
+
+def test_titles_are_distinct(open_page: Any) -> None:
+    titles = {path: open_page(path).title() for path in
+              ("", "que-es-pytorch/", "cuadernos/que-es-pytorch/")}
+    assert titles[""] == "Qué es PyTorch"
+    assert len(set(titles.values())) == 3, titles
+
+
+def test_switcher_keeps_the_notebook(open_page: Any) -> None:
+    tab = open_page("en/cuadernos/que-es-pytorch/")
+    target = tab.locator('a.md-select__link[hreflang="es"]').get_attribute("href")
+    assert target.endswith("/cuadernos/que-es-pytorch/"), target
+
+
+def test_404_is_spanish_with_links(open_page: Any) -> None:
+    tab = open_page("no-such-page/")
+    tab.goto(tab.url.replace("no-such-page/", "404.html"))
+    assert tab.evaluate("document.documentElement.lang") == "es"
+    links = tab.evaluate("[...document.querySelectorAll('.harness-404 a')].map(a => a.href)")
+    assert all(any(link.rstrip("/").endswith(a) for link in links) for a in ARTICLES)
+    assert tab.locator('label[for="__search"]').first.is_visible()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("dark", [False, True])
+def test_screenshots(open_page: Any, width: int, dark: bool) -> None:
+    folder = ARTIFACTS / "screenshots" / "reading"
+    folder.mkdir(parents=True, exist_ok=True)
+    for path in PAGES:
+        tab = open_page(path, width=width, dark=dark)
+        name = (path.strip("/").replace("/", "_") or "inicio")
+        tab.screenshot(path=str(folder / f"{name}-{width}-{'dark' if dark else 'light'}.png"),
+                       full_page=width == 390 or path.endswith("medir-pytorch/"))
+        assert tab.evaluate("document.documentElement.scrollWidth") <= width + 1

@@ -1,0 +1,30 @@
+"""The one home of the test suite's shared paths and project-copy helper.
+
+Importable as ``support`` from any test (pyproject sets ``pythonpath = ["tests"]``).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+__all__ = ["COPIED", "HARNESS", "ROOT", "SAMPLES", "copy_project"]
+
+ROOT = Path(__file__).resolve().parents[1]
+"""The checkout under test."""
+SAMPLES = ROOT / "tests" / "samples"
+HARNESS = ROOT / "harness"
+#: What a copy of the project needs to build and to run its page examples.
+COPIED = ("docs", "snippets", "results", "overrides", "mkdocs.yml", "conftest.py")
+
+
+def copy_project(target: Path, names: tuple[str, ...] = COPIED) -> Path:
+    """Copy ``names`` of the checkout into ``target`` (created), for a test to break."""
+    target.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, target / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(source, target / name)
+    return target

@@ -1,0 +1,78 @@
+"""The run layer's pure helpers: theoretical peaks, the peak fraction's bound, the CPU
+guard's arithmetic, and the words table's language parity. No torch needed."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from harness.core.types import Environment
+from harness.run.cpu_guard import QuietGuard
+from harness.run.peaks import bounded_fraction, flop_per_cycle, gpu_peak, peak_for
+from harness.text.words import WORDS
+
+
+@pytest.mark.parametrize(
+    ("vendor", "flags", "expected"),
+    [
+        ("GenuineIntel", {"avx512f", "amx_bf16"}, {"float32": 64, "float64": 32, "bfloat16": 1024}),
+        ("AuthenticAMD", {"avx512f", "avx512_bf16"}, {"float32": 32, "float64": 16, "bfloat16": 64}),
+        ("AuthenticAMD", {"avx2", "fma"}, {"float32": 32, "float64": 16, "bfloat16": 32}),
+        ("", {"asimd"}, {"float32": 16, "float64": 8, "bfloat16": 16}),
+    ],
+)
+def test_flop_per_cycle_follows_the_vector_isa(vendor: str, flags: set[str],
+                                                expected: dict[str, float]) -> None:
+    per_cycle, why = flop_per_cycle(vendor, flags)
+    assert {k: per_cycle[k] for k in expected} == expected
+    assert why
+
+
+def test_no_vector_isa_means_no_peak() -> None:
+    assert flop_per_cycle("", {"sse2"}) == ({}, "no FMA vector ISA recognised")
+
+
+def test_gpu_peaks_come_from_the_datasheet_table_and_name_the_gap() -> None:
+    peak, source = gpu_peak("NVIDIA H200")
+    assert peak["bfloat16"] == 989e12 and "H200" in source
+    assert gpu_peak("NVIDIA H100 PCIe")[0]["bfloat16"] == 756e12   # PCIe before SXM
+    assert gpu_peak("Mystery GPU") == ({}, "no specification known for 'Mystery GPU'; add it "
+                                           "to GPU_SPECS in harness/run/peaks.py")
+
+
+def test_a_cpu_peak_is_per_core_and_scales_with_the_rows_threads() -> None:
+    cpu = Environment(torch_build="x", device_key="cpu", device_name="c", peak={"float32": 1e11})
+    gpu = Environment(torch_build="x", device_key="cuda-h200", device_name="g",
+                      peak={"float32": 6.7e13})
+    assert peak_for(cpu, "float32", 1) == 1e11 and peak_for(cpu, "float32", 2) == 2e11
+    assert peak_for(gpu, "float32", 4) == 6.7e13
+    assert peak_for(cpu, "float16", 1) is None
+
+
+@pytest.mark.parametrize(
+    ("throughput", "peak", "expected"),
+    [(5e10, 1e11, 0.5), (1e11, 1e11, 1.0), (1.07e11, 1e11, None), (5e10, None, None),
+     (5e10, 0.0, None)],
+)
+def test_a_fraction_of_peak_never_exceeds_one(throughput: float, peak: float | None,
+                                               expected: float | None) -> None:
+    assert bounded_fraction(throughput, peak) == expected
+
+
+def test_the_guard_counts_other_processes_cores() -> None:
+    guard, cores = QuietGuard(), os.cpu_count() or 1
+    # (all jiffies, busy jiffies, own jiffies): 100 jiffies per core elapsed.
+    start = (0, 0, 0)
+    assert guard.others(start, (100 * cores, 100, 100)) == 0.0          # only we were busy
+    assert guard.others(start, (100 * cores, 150, 100)) == pytest.approx(0.5)
+    assert guard.others(start, (100 * cores, 50, 100)) == 0.0           # never negative
+    assert guard.others(None, (1, 1, 1)) == 0.0                          # /proc unreadable
+    assert guard.others(start, start) == 0.0                             # no time elapsed
+
+
+def test_every_word_exists_in_both_languages() -> None:
+    assert set(WORDS) == {"es", "en"}
+    missing = set(WORDS["es"]) ^ set(WORDS["en"])
+    assert not missing, f"keys in one language only: {sorted(missing)}"
+    assert all(text.strip() for table in WORDS.values() for text in table.values())
