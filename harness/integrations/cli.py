@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from types import ModuleType
 
 from harness.core.errors import HarnessError
 from harness.integrations import drift_command as drift
@@ -18,7 +19,16 @@ from harness.integrations import notebooks_command as notebooks
 from harness.integrations import publish_command as publish
 from harness.integrations import record_command as record
 
-__all__ = ["main", "parser"]
+__all__ = ["COMMANDS", "main", "parser"]
+
+#: name, module (its ``configure`` adds the options, its ``run`` returns the exit status),
+#: one-line help.
+COMMANDS: tuple[tuple[str, ModuleType, str], ...] = (
+    ("record", record, "measure trials and observe examples into results/"),
+    ("notebooks", notebooks, "generate docs/cuadernos/*.ipynb from the pages and snippets"),
+    ("publish", publish, "add a record set to results/published.toml, or check the list"),
+    ("drift", drift, "what changed between recorded torch builds (examples and trials)"),
+)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -27,31 +37,11 @@ def parser() -> argparse.ArgumentParser:
         description="Record measurements and observed outputs for the site «Qué es PyTorch».",
     )
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    recorder = commands.add_parser(
-        "record",
-        help="measure trials and observe examples into results/",
-        description=(record.__doc__ or "").strip().splitlines()[0],
-    )
-    record.configure(recorder)
-    recorder.set_defaults(handler=record.run)
-    generator = commands.add_parser(
-        "notebooks", help="generate docs/cuadernos/*.ipynb from the pages and snippets",
-        description=(notebooks.__doc__ or "").strip().splitlines()[0],
-    )
-    notebooks.configure(generator)
-    generator.set_defaults(handler=notebooks.run)
-    publisher = commands.add_parser(
-        "publish", help="add a record set to results/published.toml, or check the list",
-        description=(publish.__doc__ or "").strip().splitlines()[0],
-    )
-    publish.configure(publisher)
-    publisher.set_defaults(handler=publish.run)
-    reporter = commands.add_parser(
-        "drift", help="what changed between recorded torch builds (examples and trials)",
-        description=(drift.__doc__ or "").strip().splitlines()[0],
-    )
-    drift.configure(reporter)
-    reporter.set_defaults(handler=drift.run)
+    for name, module, summary in COMMANDS:
+        command = commands.add_parser(
+            name, help=summary, description=(module.__doc__ or "").strip().splitlines()[0])
+        module.configure(command)
+        command.set_defaults(handler=module.run)
     return top
 
 

@@ -31,15 +31,18 @@ from harness.integrations.notebook_cache import (
     SharedTemplates,
     render_fingerprint,
 )
+from harness.integrations.site_output import share_notebook_styles, split_search_index
 from harness.records.store import load_all
 from harness.records.validate import check_records
 from harness.sources.checks import check_pages, check_project, raise_problems
 from harness.sources.pages import find_markers
 from harness.sources.project import Project, resolve_includes
 from harness.sources.trials import load_trials, workload_sources
+from harness.text.words import LANGS, word
 from harness.views.markers import Page, Site, render_marker
+from harness.views.notebooks import NOTEBOOK_DIR
 
-__all__ = ["HarnessConfig", "HarnessPlugin", "rerecord_hint", "typed_figures"]
+__all__ = ["HarnessConfig", "HarnessPlugin", "colab_base", "rerecord_hint", "typed_figures"]
 
 log = logging.getLogger("mkdocs.plugins.harness")
 HARNESS = Path(__file__).resolve().parents[1]
@@ -55,10 +58,8 @@ _FIGURE = re.compile(
 
 
 _COMMAND = re.compile(r"`(python -m harness record[^`]*)`")
-_RERECORD = {
-    "es": "Para volver a registrar, con cada versión de torch que muestra la página",
-    "en": "To record again, under each torch build the page shows",
-}
+_GITHUB = re.compile(r"^https://github\.com/(?P<repo>[\w.-]+/[\w.-]+?)(?:\.git)?/?$")
+_BRANCH = re.compile(r"^(?:edit|blob|tree)/(?P<branch>[^/]+)/")
 
 
 def rerecord_hint(stale: list[str], lang: str) -> str:
@@ -71,8 +72,20 @@ def rerecord_hint(stale: list[str], lang: str) -> str:
     if not commands:
         return ""
     shown = " · ".join(f"`{command}`" for command in commands)
-    label = _RERECORD.get(lang, _RERECORD["en"])
+    label = word(lang if lang in LANGS else "en", "rerecord")
     return f'\n<p class="harness-rerecord" markdown>{label}: {shown}</p>\n'
+
+
+def colab_base(repo_url: str | None, edit_uri: str | None, docs_dir: str) -> str:
+    """Colab's address of the repository's docs folder (``…/github/<owner>/<repo>/blob/
+    <branch>/docs``), or "" when the repository is not on GitHub. The branch is the
+    one ``edit_uri`` names (``edit/main/docs/``), else ``main``."""
+    match = _GITHUB.match(repo_url or "")
+    if match is None:
+        return ""
+    branch = _BRANCH.match(edit_uri or "")
+    return (f"https://colab.research.google.com/github/{match['repo']}/blob/"
+            f"{branch['branch'] if branch else 'main'}/{Path(docs_dir).name}")
 
 
 def _markdown_and_stale(rendered: Any) -> tuple[str, list[str]]:
@@ -117,13 +130,15 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):
         except HarnessError as exc:
             raise PluginError(str(exc)) from None
         self.site = Site(project=project, records=records, specs=specs,
-                         sources=workload_sources())
+                         sources=workload_sources(),
+                         colab=colab_base(config.repo_url, config.edit_uri, config.docs_dir))
         self.notebooks = None
         folder = os.environ.get("HARNESS_CACHE", self.config.cache_dir)
         cache = root / folder if folder else None
         self.markers = MarkerCache(
             cache / "markers" if cache else None,
-            inputs_digest([HARNESS, results, root / "snippets", root / config.docs_dir]),
+            inputs_digest([HARNESS, results, root / "snippets", root / config.docs_dir])
+            + self.site.colab,
         )
         jupyter = config.plugins.get("mkdocs-jupyter")
         if jupyter is not None and cache is not None:
@@ -187,7 +202,25 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):
             env.bytecode_cache = self.notebooks.templates
         return env
 
+    def on_post_page(self, output: str, page: Any, config: Any) -> str:
+        """A notebook page links the shared JupyterLab stylesheet instead of inlining it."""
+        if type(page.file).__name__ != "NotebookFile":
+            return output
+        return share_notebook_styles(output, page.url, Path(config.site_dir))
+
+    @event_priority(-120)
     def on_post_build(self, config: Any) -> None:
+        """Prune the caches; once every language is built (after mkdocs-static-i18n's
+        ``on_post_build``, priority -100, has merged the search index), split the index
+        per language, without the notebook copies of the articles."""
+        i18n = config.plugins.get("i18n")
+        if i18n is not None and not getattr(i18n, "building", False):
+            languages = [lang.locale for lang in i18n.config.languages if lang.build]
+            default = next((lang.locale for lang in i18n.config.languages if lang.default),
+                           languages[0] if languages else "")
+            split_search_index(Path(config.site_dir), default,
+                               [lang for lang in languages if lang != default],
+                               excluded=(f"{NOTEBOOK_DIR}/",))
         self.markers.prune()
         if self.notebooks is not None:
             self.notebooks.prune()

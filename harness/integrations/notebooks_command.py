@@ -1,5 +1,6 @@
 """``python -m harness notebooks --write|--check``: regenerate or verify the
-notebooks built from the pages (:mod:`harness.sources.notebooks`)."""
+notebooks built from the pages (:mod:`harness.views.notebooks`), their code cells carrying
+the outputs recorded in ``results/``."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from harness.sources.notebooks import out_of_date
+from harness.records.store import load_all
 from harness.sources.project import Project
+from harness.views.notebooks import out_of_date
 
 __all__ = ["configure", "run"]
 
@@ -18,14 +20,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="checkout to read pages and snippets from (default: .)")
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--write", action="store_true",
-                      help="regenerate docs/cuadernos/*.ipynb from the pages and snippets")
+                      help="regenerate docs/cuadernos/*.ipynb from the pages, snippets and records")
     mode.add_argument("--check", action="store_true",
                       help="exit 1, listing them, if committed notebooks differ from their sources")
 
 
 def run(args: argparse.Namespace) -> int:
-    project = Project.load(args.root.resolve())
-    stale = out_of_date(project)
+    root = args.root.resolve()
+    project = Project.load(root)
+    stale = out_of_date(project, load_all(root / "results", root=root))
     for path, text in stale.items():
         shown = project.shown(path)
         if args.write:
@@ -37,6 +40,7 @@ def run(args: argparse.Namespace) -> int:
                 path.unlink()
                 print(f"removed {shown} (its page has no Python example any more)")
         else:
-            why = "has no page any more" if not text else "differs from its page and snippets"
+            why = ("has no page any more" if not text
+                   else "differs from its page, snippets and records")
             print(f"{shown}: {why}; run `python -m harness notebooks --write`", file=sys.stderr)
     return 1 if stale and args.check else 0

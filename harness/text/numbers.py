@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 __all__ = [
+    "unit_name",
     "bytes_text",
     "compact",
     "decimal",
@@ -26,7 +27,8 @@ __all__ = [
 _LATENCY_UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
 _SI_PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""))
 _BINARY = ((1024.0**3, "GiB"), (1024.0**2, "MiB"), (1024.0, "KiB"), (1.0, "B"))
-_ITEMS = {"es": "elementos/s", "en": "items/s"}
+#: Throughput units of counted items, as the pages read them (records keep the English).
+_ITEMS = {"es": {"samples/s": "muestras/s", "calls/s": "llamadas/s", "items/s": "elementos/s"}}
 
 
 def decimal(value: float, lang: str, *, digits: int = 3) -> str:
@@ -76,12 +78,17 @@ def si_scale(value: float) -> tuple[float, str]:
     return 1.0, ""
 
 
+def unit_name(unit: str, lang: str) -> str:
+    """A recorded throughput unit as the page's language reads it (``muestras/s``)."""
+    return _ITEMS.get(lang, {}).get(unit, unit)
+
+
 def throughput_text(value: float, unit: str, lang: str) -> str:
-    """``167 GFLOP/s`` or ``113 k elementos/s``."""
+    """``167 GFLOP/s`` or ``113 k muestras/s``."""
     factor, prefix = si_scale(value)
     if unit == "FLOP/s":
         return f"{decimal(value / factor, lang)} {prefix}FLOP/s"
-    shown = _ITEMS.get(lang, unit) if unit == "items/s" else unit
+    shown = unit_name(unit, lang)
     return f"{decimal(value / factor, lang)} {prefix + ' ' if prefix else ''}{shown}"
 
 

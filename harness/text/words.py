@@ -15,7 +15,7 @@ WORDS: dict[str, dict[str, str]] = {
         "stale": "desactualizado",
         "yes": "sí",
         "no": "no",
-        "trial": "Prueba",
+        "trial": "Ensayo",
         "task": "Tarea",
         "dtype": "Tipo",
         "shape": "Forma",
@@ -70,7 +70,6 @@ WORDS: dict[str, dict[str, str]] = {
         "batch_axis": "Tamaño de lote",
         "size_axis": "Tamaño n (primera dimensión de la forma)",
         "log": "ejes en escala logarítmica",
-        "items": "elementos/s",
         "plot_of": "gráfica del grupo",
         "plot_caption_latency": "Latencia mediana por llamada; una serie por "
         "tarea, tipo, versión de torch y dispositivo; grupo",
@@ -100,6 +99,9 @@ WORDS: dict[str, dict[str, str]] = {
         "observed_on": "observado el",
         "notebook_links": "[:material-notebook: Abrir el cuaderno]({page}){{ .md-button }} "
         '<a class="md-button" href="../{folder}/{stem}/{name}" download>Descargar .ipynb</a>',
+        "open_colab": '<a class="md-button" href="{url}">Abrir en Colab</a>',
+        "recorded_output": "# salida registrada: torch {build} · {device} · {date}",
+        "rerecord": "Para volver a registrar, con cada versión de torch que muestra la página",
         "unchecked_title": "Sin expectativa analítica",
         "known_failure": "fallo conocido",
         "drift_identical": "idéntico",
@@ -206,7 +208,6 @@ WORDS: dict[str, dict[str, str]] = {
         "batch_axis": "Batch size",
         "size_axis": "Size n (first dimension of the shape)",
         "log": "log–log axes",
-        "items": "items/s",
         "plot_of": "plot of group",
         "plot_caption_latency": "Median latency per call; one series per "
         "task, type, torch version and device; group",
@@ -236,6 +237,9 @@ WORDS: dict[str, dict[str, str]] = {
         "observed_on": "observed on",
         "notebook_links": "[:material-notebook: Open the notebook]({page}){{ .md-button }} "
         '<a class="md-button" href="../{folder}/{stem}/{name}" download>Download .ipynb</a>',
+        "open_colab": '<a class="md-button" href="{url}">Open in Colab</a>',
+        "recorded_output": "# recorded output: torch {build} · {device} · {date}",
+        "rerecord": "To record again, under each torch build the page shows",
         "unchecked_title": "No analytic expectation",
         "known_failure": "known failure",
         "drift_identical": "identical",

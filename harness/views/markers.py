@@ -16,12 +16,12 @@ from harness.core.errors import HarnessError, suggest
 from harness.core.types import TrialSpec
 from harness.records.drift import drift_report
 from harness.records.store import Records
-from harness.sources.notebooks import NOTEBOOK_DIR, notebook_path
 from harness.sources.pages import Marker
 from harness.sources.project import Project
 from harness.text.words import LANGS, word
 from harness.views.drift import drift_markdown
 from harness.views.measured import render_measured
+from harness.views.notebooks import NOTEBOOK_DIR, notebook_path
 from harness.views.observed import render_observed, render_unchecked
 
 __all__ = ["MARKERS", "MarkerKind", "Rendered", "Site", "render_marker"]
@@ -36,6 +36,10 @@ class Site:
     specs: dict[str, TrialSpec]
     sources: dict[str, str]
     """Workload sources, for the stale check of trial rows."""
+    colab: str = ""
+    """Colab's address of the repository's ``docs/`` folder on its branch
+    (``https://colab.research.google.com/github/<owner>/<repo>/blob/<branch>/docs``),
+    or "" when the repository is not on GitHub: then no «Abrir en Colab» button."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -102,9 +106,13 @@ def _notebook(marker: Marker, site: Site, page: Page) -> Rendered:
             "run `python -m harness notebooks --write`"
         )
     stem = notebook.name.split(".")[0]
-    return Rendered(markdown=word(page.lang, "notebook_links").format(
+    links = word(page.lang, "notebook_links").format(
         page=f"{NOTEBOOK_DIR}/{notebook.name}", folder=NOTEBOOK_DIR, stem=stem,
-        name=notebook.name))
+        name=notebook.name)
+    if site.colab:
+        url = f"{site.colab}/{NOTEBOOK_DIR}/{notebook.name}"
+        links += " " + word(page.lang, "open_colab").format(url=url)
+    return Rendered(markdown=links)
 
 
 def _drift(marker: Marker, site: Site, page: Page) -> Rendered:

@@ -29,6 +29,7 @@ from harness.text.numbers import (
     latency_text,
     si_scale,
     throughput_text,
+    unit_name,
 )
 from harness.text.words import word
 from harness.views.environment import environment_table
@@ -120,7 +121,7 @@ def _plot(context: Context, group: str, y: str, where: str) -> str:
         y_label = f"{word(lang, 'latency_axis')} ({unit})"
     else:
         factor, prefix = si_scale(middle)
-        shown = units[0] if units[0] != "items/s" else word(lang, "items")
+        shown = unit_name(units[0], lang)
         unit = f"{prefix}{shown}" if shown == "FLOP/s" or not prefix else f"{prefix} {shown}"
         y_label = f"{word(lang, 'throughput_axis')} ({unit})"
     x_label = word(lang, "batch_axis" if x_is_batch else "size_axis")

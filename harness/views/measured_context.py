@@ -17,9 +17,13 @@ from harness.text.words import word
 
 __all__ = ["Context", "row_environment"]
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(kw_only=True)
 class Context:
-    """One marker's render: inputs, and the stale rows it has shown so far."""
+    """One marker's render: its inputs, and the stale rows it has shown so far.
+
+    Not frozen on purpose: :meth:`is_stale` is asked of every row a view shows, and the
+    context collects the warning of each stale one for the build to report.
+    """
 
     records: Records
     specs: dict[str, TrialSpec]
@@ -30,17 +34,18 @@ class Context:
     """Stale messages in the order met (a dict keeps order and drops repeats)."""
 
     def is_stale(self, row: TrialRow) -> bool:
+        """Whether ``row`` was recorded for another definition of its trial; a stale row
+        shown on the page is remembered with the command that records it again."""
         spec = self.specs[row.trial]
         current = spec_sha256(spec, sources=self.sources)
         if row.spec_sha256 == current:
             return False
-        self.stale[
+        self.stale.setdefault(
             f"{row.location}: row of trial {row.trial!r} was recorded for another definition "
             f"of the trial (spec_sha256 {row.spec_sha256[:12] or '(empty)'}, "
             f"now {current[:12]}; "
             f"see {spec.location} and harness/run/workloads.py); run `python -m harness record "
-            f"--device {row.device.split('-', 1)[0]} --trials {row.trial}`"
-        ] = None
+            f"--device {row.device.split('-', 1)[0]} --trials {row.trial}`", None)
         return True
 
     def stale_note(self, row: TrialRow) -> str:

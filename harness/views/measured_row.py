@@ -49,6 +49,8 @@ def _field(spec: TrialSpec, row: TrialRow | None, name: str, lang: str, *,
         return f"{word(lang, 'shape').lower()} {_field(spec, row, name, lang)}"
     if name == "task":
         return word(lang, spec.task)
+    if name == "shape" and spec.workload.startswith("mlp"):
+        return "→".join(str(width) for width in spec.shape)  # layer widths, not a tensor shape
     if name == "shape":
         return record_text(shape_text(spec.shape), lang).replace("x", "×")
     if name == "synchronized":

@@ -217,7 +217,7 @@ def test_analytic_versus_observed_block_is_visible(tab: _Tab, lang: str, slug: s
 
 @pytest.mark.parametrize(
     ("lang", "first_header", "caption"),
-    [("", "Prueba", "Todas las columnas"), ("en/", "Trial", "All columns")],
+    [("", "Ensayo", "Todas las columnas"), ("en/", "Trial", "All columns")],
     ids=["es", "en"],
 )
 def test_measured_table_is_visible(tab: _Tab, lang: str, first_header: str, caption: str) -> None:

@@ -16,8 +16,9 @@ from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
-from harness.sources.notebooks import NOTEBOOK_DIR, out_of_date
+from harness.records.store import load_all
 from harness.sources.project import Project
+from harness.views.notebooks import NOTEBOOK_DIR, out_of_date
 
 ROOT = Path(__file__).parents[2]
 FOLDER = ROOT / "docs" / NOTEBOOK_DIR
@@ -45,12 +46,13 @@ def what_to_do(notebook: Path) -> str:
     if not page.exists():
         return (f"{shown}: no page {page.relative_to(ROOT)} has it; delete it or run "
                 "`python -m harness notebooks --write`")
-    return (f"{shown}: out of date with {page.relative_to(ROOT)}, its twin and its snippets; "
+    return (f"{shown}: out of date with {page.relative_to(ROOT)}, its twin, its snippets or "
+            "the records in results/; "
             "run `python -m harness notebooks --write` (after the English twin is written)")
 
 
 def test_committed_notebooks_match_their_pages_and_snippets() -> None:
-    stale = out_of_date(Project.load(ROOT))
+    stale = out_of_date(Project.load(ROOT), load_all(ROOT / "results", root=ROOT))
     assert not stale, "\n".join(what_to_do(p) for p in sorted(stale))
 
 

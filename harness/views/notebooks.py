@@ -1,11 +1,13 @@
-"""Notebooks generated from a page and its snippets, in page order. No torch import.
+"""Notebooks generated from a page, its snippets and the records, in page order.
+No torch import.
 
 ``docs/<slug>.md`` → ``docs/cuadernos/<slug>.ipynb`` (``.en.md`` → ``.en.ipynb``).
-The article's text becomes Markdown cells, every Python include a code cell with
-the snippet's source, every ``harness:observed`` marker a cell listing the
-analytic expectations to compare with. Notebooks carry no outputs: an output
-committed here would be a figure without its environment; observed outputs are
-on the article pages, read from the records.
+The article's text (without its front matter) becomes Markdown cells, every Python
+include a code cell with the snippet's source and, as its output, what the records
+observed when it ran, with its provenance (:mod:`harness.views.notebook_outputs`);
+every ``harness:observed`` marker a cell listing the analytic expectations to
+compare with. The maintainer's note ("generated, do not edit") is the last cell and
+the notebook's metadata, out of the reader's way.
 """
 
 from __future__ import annotations
@@ -16,9 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import HarnessError
+from harness.records.store import Records
 from harness.sources.pages import find_includes, find_markers
 from harness.sources.project import Project
 from harness.text.words import word
+from harness.views.notebook_outputs import recorded_output
 
 __all__ = [
     "NOTEBOOK_DIR",
@@ -33,12 +37,21 @@ NOTEBOOK_DIR = "cuadernos"
 _ADMONITION = re.compile(r'^(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+[\w-]+)*(?:\s+"(?P<title>[^"]*)")?\s*$')
 # attr_list only ({ .md-button }, {#id}, {key=value}): braces in prose or code stay.
 _ATTRS = re.compile(r"\{:?\s*(?:[.#][\w-]+|[\w-]+=)[^{}\n]*\}")
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\n.*?^(?:---|\.\.\.)[ \t]*\n", re.S | re.M)
 _PAGE_LINK = re.compile(r"\]\((?P<page>[\w-]+)(?:\.en)?\.md(?P<anchor>#[\w-]+)?\)")
 _NOTES = {
-    "es": ("Cuaderno generado a partir de `docs/{page}` y de `snippets/`; no lo edites a mano. "
-           "Las salidas observadas, con su entorno, están en la página del artículo."),
-    "en": ("Notebook generated from `docs/{page}` and `snippets/`; do not edit it by hand. "
-           "Observed outputs, with their environment, are on the article's page."),
+    "es": ("Cuaderno generado a partir de `docs/{page}`, de `snippets/` y de `results/`; "
+           "no lo edites a mano: se regenera con `python -m harness notebooks --write`."),
+    "en": ("Notebook generated from `docs/{page}`, `snippets/` and `results/`; do not edit "
+           "it by hand: it is regenerated with `python -m harness notebooks --write`."),
+}
+_OUTPUTS = {
+    "es": ("Las salidas bajo cada celda de código son las registradas en `results/` "
+           "(versión de torch, dispositivo y fecha en su última línea); al ejecutar el "
+           "cuaderno se sustituyen por las tuyas."),
+    "en": ("The outputs under each code cell are those recorded in `results/` (torch "
+           "build, device and date on their last line); running the notebook replaces "
+           "them with yours."),
 }
 _MEASURED = {
     "es": "*La tabla medida `{what}` está en la página del artículo, con su entorno.*",
@@ -84,14 +97,13 @@ def _site_link(match: re.Match[str]) -> str:
     return f"](../../{page}{match['anchor'] or ''})"
 
 
-
-
 def _markdown_cell(text: str) -> dict[str, Any]:
     return {"cell_type": "markdown", "metadata": {}, "source": text.splitlines(keepends=True)}
 
 
-def _code_cell(source: str) -> dict[str, Any]:
-    return {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+def _code_cell(source: str, output: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"cell_type": "code", "execution_count": None, "metadata": {},
+            "outputs": [output] if output else [],
             "source": source.rstrip("\n").splitlines(keepends=True)}
 
 
@@ -104,10 +116,12 @@ def _expectations_cell(project: Project, snippet_id: str, lang: str) -> str:
     return "\n".join(lines)
 
 
-def build_notebook(project: Project, page: Path) -> dict[str, Any]:
-    """The notebook of ``page`` as nbformat-4 JSON data."""
+def build_notebook(project: Project, page: Path, records: Records) -> dict[str, Any]:
+    """The notebook of ``page`` as nbformat-4 JSON data, its code cells carrying the
+    recorded outputs of ``records``."""
     lang = "en" if page.name.endswith(".en.md") else "es"
     text = page.read_text(encoding="utf-8")
+    front = _FRONT_MATTER.match(text)
     shown = project.shown(page)
     spans: list[tuple[int, int, dict[str, Any] | str]] = []
     for include in find_includes(text, shown):
@@ -115,18 +129,22 @@ def build_notebook(project: Project, page: Path) -> dict[str, Any]:
         if snippet is None:
             raise HarnessError(f"{include.location}: unknown snippet {include.snippet_id!r}")
         source = snippet.path.read_text(encoding="utf-8")
-        cell = (_code_cell(source) if snippet.language == "py"
+        output = recorded_output(snippet, project.expectations.get(snippet.id, []),
+                                 records.items, lang)
+        cell = (_code_cell(source, output) if snippet.language == "py"
                 else _markdown_cell(f"```{snippet.language}\n{source.rstrip()}\n```"))
         spans.append((include.start, include.end, cell))
     for marker in find_markers(text, shown):
         if marker.kind == "observed":
             note = _expectations_cell(project, marker.args.get("snippet", ""), lang)
+        elif marker.kind == "notebook":  # the buttons that lead here: nothing to say
+            note = ""
         else:
             what = marker.args.get("group") or marker.args.get("trial") or marker.kind
             note = _MEASURED[lang].format(what=what)
         spans.append((marker.start, marker.end, note))
-    cells = [_markdown_cell(_NOTES[lang].format(page=page.name))]
-    position = 0
+    cells: list[dict[str, Any]] = []
+    position = front.end() if front else 0
     pending = ""
     for start, end, piece in sorted(spans, key=lambda s: s[0]):
         pending += text[position:start]
@@ -141,9 +159,14 @@ def build_notebook(project: Project, page: Path) -> dict[str, Any]:
     pending += text[position:]
     if _plain_markdown(pending):
         cells.append(_markdown_cell(_plain_markdown(pending)))
+    note = _NOTES[lang].format(page=page.name)
+    if any(c["cell_type"] == "code" and c["outputs"] for c in cells):
+        note += " " + _OUTPUTS[lang]
+    cells.append(_markdown_cell(f"---\n\n<small>{note}</small>"))
     return {
         "cells": cells,
         "metadata": {
+            "harness": {"generated_from": f"docs/{page.name}", "note": note},
             "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
             "language_info": {"name": "python"},
         },
@@ -159,9 +182,9 @@ def notebook_text(notebook: dict[str, Any]) -> str:
     return json.dumps(notebook, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
 
 
-def out_of_date(project: Project) -> dict[Path, str]:
+def out_of_date(project: Project, records: Records) -> dict[Path, str]:
     """Notebook path → what it should contain, for every missing or changed notebook."""
-    wanted = {notebook_path(p): notebook_text(build_notebook(project, p))
+    wanted = {notebook_path(p): notebook_text(build_notebook(project, p, records))
               for p in pages_with_code(project)}
     folder = project.root / "docs" / NOTEBOOK_DIR
     stray = {p: "" for p in folder.glob("*.ipynb") if p not in wanted} if folder.is_dir() else {}
