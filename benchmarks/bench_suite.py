@@ -8,7 +8,8 @@
 Figures (targets from issue 12, for a quiet 2-core machine whose yardstick is ~1.0 s):
 
 - ``pytest``: `make test`'s pytest step (``pytest -n 2 --dist loadfile``, browser tests
-  included), pinned to 2 cores where the machine has more: target 30 s.
+  included), pinned to 2 cores where the machine has more: target 30 s. The report adds
+  the run's CPU seconds (every process it waited for) and its 15 slowest tests.
 - ``build_cold``: ``mkdocs build --strict`` with an empty notebook cache: target 4 s.
 - ``build_warm``: the same build again, nothing changed: target 1.5 s.
 - ``serve``: ``mkdocs serve`` on a copy of the project, a snippet saved, until Chromium
@@ -32,6 +33,7 @@ import json
 import os
 import platform
 import re
+import resource
 import shutil
 import socket
 import statistics
@@ -76,12 +78,28 @@ def two_cores() -> list[str]:
     return []
 
 
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of this process's waited-for descendants so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run(command: list[str], *, env: dict[str, str] | None = None,
         cwd: Path = ROOT) -> tuple[float, subprocess.CompletedProcess[str]]:
     environment = {**os.environ, "NO_MKDOCS_2_WARNING": "1", **(env or {})}
     start = time.perf_counter()
     done = subprocess.run(command, cwd=cwd, env=environment, capture_output=True, text=True)
     return time.perf_counter() - start, done
+
+
+#: How many of the slowest tests the pytest figure lists (``--durations``).
+SLOWEST = 15
+
+
+def slowest(output: str) -> list[dict[str, object]]:
+    """pytest's ``--durations`` lines: [{"seconds", "when", "test"}], slowest first."""
+    found = re.findall(r"^([\d.]+)s (setup|call|teardown)\s+(\S+)$", output, re.M)
+    return [{"seconds": float(s), "when": w, "test": t} for s, w, t in found]
 
 
 def outcomes(junit: Path) -> dict[str, str]:
@@ -94,11 +112,18 @@ def outcomes(junit: Path) -> dict[str, str]:
     return found
 
 
-def measure_pytest(scratch: Path, python: str) -> tuple[float, str]:
+def measure_pytest(scratch: Path, python: str) -> tuple[float, str, float, list[dict[str, object]]]:
+    """Wall seconds, pytest's last line, CPU seconds of the whole run (every process it
+    waited for: workers, fork servers, page processes, builds, Chromium), the slowest tests.
+
+    CPU seconds barely move on a shared machine where wall seconds do: a wall figure far
+    above CPU / 2 says the run waited (for the machine, a browser, a timeout)."""
+    cpu = _children_cpu()
     seconds, done = run([*two_cores(), python, "-m", "pytest", "-q", "-n", "2",
-                         "--dist", "loadfile", f"--junitxml={scratch}/parallel.xml"])
+                         "--dist", "loadfile", f"--durations={SLOWEST}",
+                         f"--junitxml={scratch}/parallel.xml"])
     tail = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr[-300:]
-    return seconds, tail
+    return seconds, tail, _children_cpu() - cpu, slowest(done.stdout)
 
 
 def measure_builds(scratch: Path, python: str) -> tuple[float, float]:
@@ -131,7 +156,7 @@ def measure_serve(scratch: Path, python: str) -> float:
         raise RuntimeError("no `chromium` executable (make browser)")
     copy = scratch / "serve-copy"
     shutil.rmtree(copy, ignore_errors=True)
-    for name in ("docs", "snippets", "results", "harness", "mkdocs.yml"):
+    for name in ("docs", "snippets", "results", "overrides", "harness", "mkdocs.yml"):
         source = ROOT / name
         if source.is_dir():
             shutil.copytree(source, copy / name, ignore=shutil.ignore_patterns("__pycache__"))
@@ -191,6 +216,8 @@ def main() -> int:
     before = yardstick()
     figures: dict[str, list[float]] = {}
     notes: dict[str, str] = {}
+    cpus: list[float] = []
+    slowest_tests: list[dict[str, object]] = []
     with tempfile.TemporaryDirectory() as folder:
         scratch = Path(folder)
         for _ in range(args.repeat):
@@ -201,9 +228,11 @@ def main() -> int:
             if "serve" in only:
                 figures.setdefault("serve", []).append(measure_serve(scratch, python))
             if "pytest" in only:
-                seconds, tail = measure_pytest(scratch, python)
+                seconds, tail, cpu, slow = measure_pytest(scratch, python)
                 figures.setdefault("pytest", []).append(seconds)
-                notes["pytest"] = tail
+                cpus.append(cpu)
+                notes["pytest"] = f"{tail}; CPU {cpu:.1f} s (user + system, every process)"
+                slowest_tests = slow
         if args.compare_serial:
             if "pytest" not in only:
                 measure_pytest(scratch, python)
@@ -232,8 +261,15 @@ def main() -> int:
         verdict = "ok" if value <= scaled else "over"
         print(f"{name:11s} {value:7.2f} s = {value / unit:6.2f} yardsticks   target "
               f"{TARGETS[name]:4.1f} s on the reference = {scaled:6.2f} s here   {verdict}")
+    if "pytest" in rows and cpus:
+        rows["pytest"]["cpu_seconds"] = round(statistics.median(cpus), 1)
+        rows["pytest"]["slowest"] = slowest_tests
     for name, note in notes.items():
         print(f"{name}: {note}")
+    if slowest_tests:
+        print(f"slowest {len(slowest_tests)} tests of the last -n 2 run:")
+        for test in slowest_tests:
+            print(f"  {test['seconds']:6.2f} s {test['when']:8s} {test['test']}")
     report = {
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "host": socket.gethostname(), "cpu": _cpu(), "cores": os.cpu_count(),

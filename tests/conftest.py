@@ -58,12 +58,6 @@ def build_site(root: Path, destination: Path, *, poison: Path, config: str = "mk
 
 
 @pytest.fixture(scope="session")
-def site_builder():
-    """:func:`build_site`, for tests that build a broken copy of the project."""
-    return build_site
-
-
-@pytest.fixture(scope="session")
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The real site, built once per test run and shared by xdist workers: the first
     worker to ask builds it under a lock, the others wait and read the same folder

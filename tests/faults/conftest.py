@@ -1,17 +1,9 @@
-"""A copy of the real project that a fault test may break, and an injector that
-refuses to inject into text that is not there (no silent passes)."""
+"""An injector that refuses to inject into text that is not there (no silent passes),
+for the copies of the real project that the fault tests break (support.copy_project)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-
-import pytest
-from support import copy_project
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    return copy_project(tmp_path)
 
 
 def inject(path: Path, old: str, new: str) -> int:

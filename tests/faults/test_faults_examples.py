@@ -18,19 +18,30 @@ def _copy(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
     return copy_project(tmp_path_factory.mktemp(name))
 
 
-def _pytest(root: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+def _pytest(root: Path) -> subprocess.Popen[str]:
+    """pytest on a copy's pages, started; :func:`_finish` waits for it."""
+    return subprocess.Popen(
         [sys.executable, "-m", "pytest", "docs", "-q", "-rA", "-p", "no:cacheprovider",
          "-p", "no:randomly"],
-        cwd=root, capture_output=True, text=True, timeout=180,
+        cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "HARNESS_EXAMPLE_TIMEOUT": "8"},
     )
+
+
+def _finish(run: subprocess.Popen[str]) -> tuple[int, str]:
+    try:
+        out, err = run.communicate(timeout=180)
+    except subprocess.TimeoutExpired:
+        run.kill()
+        out, err = run.communicate()
+    return run.returncode, out + err
 
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     """Two copies: faults found by reading the sources (they stop a page before it runs),
-    and faults found by running; within each, every page keeps its own process."""
+    and faults found by running; within each, every page keeps its own process. The two
+    pytest runs go at once: the running copy spends 8 s on the snippet that hangs."""
     root = _copy(tmp_path_factory, "running")
     lines = {
         "wrong": inject(root / "snippets/que-es-pytorch/expectations.toml",
@@ -66,8 +77,9 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
         medir.write_text(medir.read_text() + '\n```python\n--8<-- "medir-pytorch/no_existe.py"\n```\n')
     lines["missing"] = (static / "docs/medir-pytorch.md").read_text().count("\n") - 2
     reading = _pytest(static)
-    return {"code": running.returncode, "out": running.stdout + running.stderr,
-            "static_code": reading.returncode, "static": reading.stdout + reading.stderr,
+    code, out = _finish(running)
+    static_code, static_out = _finish(reading)
+    return {"code": code, "out": out, "static_code": static_code, "static": static_out,
             "lines": lines, "root": root}
 
 

@@ -154,11 +154,33 @@ def test_nothing_recorded_is_a_failure_and_writes_nothing(tmp_path: Path) -> Non
     assert not any(tmp_path.iterdir())
 
 
+def _wait_until_timing(process: subprocess.Popen[bytes], *, settle: float = 2.0,
+                       fallback: float = 6.0) -> None:
+    """Return once the record process has loaded torch's library and run ``settle``
+    seconds more (its trial's first call is done: it is timing), rather than after a
+    fixed 6 s; where /proc cannot say (not Linux), after ``fallback`` seconds."""
+    import time
+
+    if not Path("/proc/self/maps").exists():
+        time.sleep(fallback)
+        return
+    maps = Path(f"/proc/{process.pid}/maps")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            loaded = "libtorch" in maps.read_text()
+        except OSError:
+            return
+        if loaded:
+            time.sleep(settle)
+            return
+        time.sleep(0.05)
+
+
 def test_a_killed_run_leaves_the_previous_set_byte_identical(recorded, tmp_path: Path) -> None:
     import os
     import shutil
     import signal
-    import time
 
     folder, _, _ = recorded
     results = tmp_path / "results"
@@ -170,7 +192,7 @@ def test_a_killed_run_leaves_the_previous_set_byte_identical(recorded, tmp_path:
          "--trials", "tiny_matmul_float32"], cwd=ROOT, stderr=subprocess.DEVNULL)
     # Killed after torch's import, inside the 30 s of steady-state timing (or, on a very
     # slow machine, still importing: either way before the run's single commit).
-    time.sleep(6)
+    _wait_until_timing(process)
     assert process.poll() is None, "the run ended before it could be killed"
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
