@@ -13,10 +13,7 @@ installs Debian's Chromium.
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -35,37 +32,6 @@ ARTICLES = [
 ]
 SPANISH_PAGES = ["", *(f"{slug}/" for slug in ARTICLES), *(f"cuadernos/{s}/" for s in ARTICLES)]
 PAGES = [*SPANISH_PAGES, *(f"en/{page}" for page in SPANISH_PAGES)]
-
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-
-
-def _unavailable(reason: str) -> None:
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{reason}; CI=true, and CI must not skip the browser tests")
-    pytest.skip(reason)
-
-
-class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
-class _QuietServer(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def handle_error(self, request, client_address) -> None:
-        # A tab that navigates away drops its pending requests: a broken pipe here
-        # is the browser's doing, not the site's. Anything else is still printed.
-        if not isinstance(sys.exc_info()[1], ConnectionError):
-            super().handle_error(request, client_address)
 
 
 @pytest.fixture(scope="module")
