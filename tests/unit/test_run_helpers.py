@@ -1,5 +1,5 @@
-"""The run layer's pure helpers: theoretical peaks, the peak fraction's bound, the CPU
-guard's arithmetic, and the words table's language parity. No torch needed."""
+"""Pure helpers with no torch: theoretical peaks, the peak fraction's bound, the CPU
+guard's arithmetic, the words table's language parity and the plots' log ticks."""
 
 from __future__ import annotations
 
@@ -76,3 +76,17 @@ def test_every_word_exists_in_both_languages() -> None:
     missing = set(WORDS["es"]) ^ set(WORDS["en"])
     assert not missing, f"keys in one language only: {sorted(missing)}"
     assert all(text.strip() for table in WORDS.values() for text in table.values())
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "expected"),
+    [
+        (1e-6, 1e-1, [1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1]),   # wide: whole decades only
+        (1.0, 100.0, [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0]),  # narrow: 1-2-5
+        (3.0, 4.0, [3.0, 4.0]),                                  # no 1-2-5 inside: 1..9
+    ],
+)
+def test_log_ticks_fit_the_range(low: float, high: float, expected: list[float]) -> None:
+    from harness.views.svg import log_ticks
+
+    assert log_ticks(low, high) == pytest.approx(expected)
