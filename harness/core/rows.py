@@ -8,7 +8,6 @@ the record header lives.
 
 from __future__ import annotations
 
-import statistics
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -126,7 +125,3 @@ class TrialRow:
     def failed(self) -> bool:
         """An error or a quality failure: never presented as a result to copy."""
         return bool(self.error) or not self.quality_pass
-
-    @property
-    def sample_median(self) -> float | None:
-        return statistics.median(self.samples_s) if self.samples_s else None

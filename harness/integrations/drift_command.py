@@ -10,6 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from harness.integrations.checkout import ROOT
 from harness.records.drift import drift_report
 from harness.records.store import load_all
 from harness.sources.project import Project
@@ -18,7 +19,6 @@ from harness.views.drift import drift_markdown
 
 __all__ = ["configure", "report_for", "run"]
 
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -36,9 +36,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def report_for(root: Path, results: Path) -> list:  # list[Drift]
     """The drift report of a checkout: Python examples' expectations and every trial."""
     project = Project.load(root)
-    expectations = [e for items in project.expectations.values() for e in items
-                    if project.snippets[e.snippet].language == "py"]
-    return drift_report(load_all(results, root=root), expectations, list(load_trials()))
+    return drift_report(load_all(results, root=root), project.python_expectations(),
+                        list(load_trials()))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,7 +1,7 @@
 """A content-addressed cache for rendered ``<!-- harness:... -->`` markers.
 
 Rendering a marker reads records, specs and snippets, and some markers compute a
-good deal (the drift report bootstraps every trial). A marker's rendering is a
+good deal (the drift report compares every trial across builds). A marker's rendering is a
 function of the files the build reads and of the marker itself, so it is keyed on:
 
 * :func:`inputs_digest`: the bytes of every file under ``harness/`` (the code that
@@ -24,11 +24,12 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from harness.records.files import write_atomically
 
 __all__ = ["FORMAT", "MarkerCache", "inputs_digest"]
 
@@ -96,12 +97,9 @@ class MarkerCache:
         self.memory[key] = (markdown, list(stale))
         if path is not None:
             with contextlib.suppress(OSError):
-                path.parent.mkdir(parents=True, exist_ok=True)
-                handle, staged = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
-                with os.fdopen(handle, "w", encoding="utf-8") as out:
-                    json.dump({"key": key, "markdown": markdown, "stale": list(stale)}, out,
-                              ensure_ascii=False)
-                os.replace(staged, path)
+                write_atomically(path, json.dumps(
+                    {"key": key, "markdown": markdown, "stale": list(stale)},
+                    ensure_ascii=False).encode("utf-8"))
         return markdown, list(stale)
 
     def prune(self, max_age_days: float = 30) -> int:

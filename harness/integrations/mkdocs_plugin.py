@@ -34,7 +34,7 @@ from harness.integrations.notebook_cache import (
 from harness.integrations.site_output import share_notebook_styles, split_search_index
 from harness.records.store import load_all
 from harness.records.validate import check_records
-from harness.sources.checks import check_pages, check_project, raise_problems
+from harness.sources.checks import check_project, raise_problems
 from harness.sources.pages import find_markers
 from harness.sources.project import Project, resolve_includes
 from harness.sources.trials import load_trials, workload_sources
@@ -243,7 +243,6 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):
 
     def _page(self, markdown: str, shown: Path, lang: str) -> str:
         try:
-            raise_problems(check_pages(markdown, shown))
             resolved = resolve_includes(self.site.project, markdown, shown)
             included = {include.snippet_id for include, _ in resolved}
             page = Page(lang=lang, included=included)

@@ -45,7 +45,6 @@ import marshal
 import os
 import pathlib
 import sys
-import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass
@@ -53,6 +52,8 @@ from importlib import metadata
 from importlib.util import MAGIC_NUMBER
 from pathlib import Path
 from typing import Any
+
+from harness.records.files import write_atomically
 
 __all__ = ["FORMAT", "MAX_AGE_DAYS", "Conversion", "NotebookCache", "SharedTemplates",
            "render_fingerprint"]
@@ -132,19 +133,6 @@ class _Bucket:
         self.key, self.code = key, code
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so a reader sees the old file or the whole new one."""
-    handle, staged = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        os.replace(staged, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(staged)
-        raise
-
-
 class SharedTemplates:
     """A Jinja bytecode cache shared by every environment given it: in memory, and
     on disk under ``folder`` when one is given (so a later build skips compiling).
@@ -193,7 +181,7 @@ class SharedTemplates:
             return
         with contextlib.suppress(OSError):
             self.folder.mkdir(parents=True, exist_ok=True)
-            _write_atomically(self.folder / f"{bucket.key}.code", marshal.dumps(bucket.code))
+            write_atomically(self.folder / f"{bucket.key}.code", marshal.dumps(bucket.code))
 
     @contextlib.contextmanager
     def exporters(self) -> Iterator[None]:
@@ -272,7 +260,7 @@ class NotebookCache:
 
     def store(self, key: str, entry: dict[str, Any]) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
-        _write_atomically(self._path(key),
+        write_atomically(self._path(key),
                           json.dumps({**entry, "key": key}, ensure_ascii=False).encode())
 
     def converted(self, source: Path, conversion: Conversion) -> dict[str, Any]:

@@ -11,12 +11,12 @@ import argparse
 import sys
 from pathlib import Path
 
+from harness.integrations.checkout import ROOT
 from harness.records.published import add_set, check_published
 from harness.records.store import load_all
 
 __all__ = ["configure", "run"]
 
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

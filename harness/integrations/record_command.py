@@ -24,6 +24,7 @@ from typing import TextIO
 from harness.core.errors import HarnessError, relative, suggest
 from harness.core.rows import TrialRow
 from harness.core.types import DEVICE_TYPES, Environment, TrialSpec
+from harness.integrations.checkout import ROOT
 from harness.records import published, store
 from harness.run import devices, timing
 from harness.run import environment as env
@@ -35,7 +36,6 @@ from harness.sources.trials import TRIALS_FILE, load_trials, spec_sha256, worklo
 
 __all__ = ["MIN_RUN_TIME", "Progress", "configure", "new_run_id", "run", "select_trials"]
 
-ROOT = Path(__file__).resolve().parents[2]
 #: Seconds of steady state per trial: blocked_autorange is steady from about 1 s
 #: on; the quick (CI) subset trades some of that for speed.
 MIN_RUN_TIME = {"quick": 0.5, "full": 1.0}

@@ -17,16 +17,15 @@
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from mkdocs.utils import get_relative_url
+
+from harness.records.files import write_atomically
 
 __all__ = ["STYLE_FOLDER", "share_notebook_styles", "split_search_index"]
 
@@ -35,20 +34,6 @@ STYLE_FOLDER = "assets/jupyter"
 
 _STYLE = re.compile(r"<style\b[^>]*>.*?</style>\s*", re.S | re.I)
 _INDEX = "search/search_index.json"
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, staged = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        os.chmod(staged, 0o644)  # mkstemp's 0600 would hide it from a web server
-        os.replace(staged, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(staged)
-        raise
 
 
 def share_notebook_styles(html: str, page_url: str, site_dir: Path) -> str:
@@ -63,7 +48,7 @@ def share_notebook_styles(html: str, page_url: str, site_dir: Path) -> str:
     name = f"{STYLE_FOLDER}/notebook.{hashlib.sha256(data).hexdigest()[:16]}.css"
     target = Path(site_dir) / name
     if not target.exists():
-        _write_atomically(target, data)
+        write_atomically(target, data)
     link = f'<link rel="stylesheet" href="{get_relative_url(name, page_url)}">\n'
     pieces, position = [], 0
     for index, block in enumerate(blocks):
@@ -102,6 +87,6 @@ def split_search_index(site_dir: Path, default: str, others: list[str],
     for lang, entries in split.items():
         target = path if lang == default else Path(site_dir) / lang / _INDEX
         config = {**index.get("config", {}), "lang": [lang]}
-        _write_atomically(target, json.dumps({**index, "config": config, "docs": entries},
+        write_atomically(target, json.dumps({**index, "config": config, "docs": entries},
                                              ensure_ascii=False, separators=(",", ":")).encode())
     return {lang: len(entries) for lang, entries in split.items()}

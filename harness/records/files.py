@@ -20,7 +20,7 @@ from pathlib import Path
 
 from harness.core.errors import HarnessError
 
-__all__ = ["JOURNAL_SUFFIX", "check_no_journal", "locked", "replace_together"]
+__all__ = ["JOURNAL_SUFFIX", "check_no_journal", "locked", "replace_together", "write_atomically"]
 
 JOURNAL_SUFFIX = ".commit.json"
 
@@ -62,21 +62,37 @@ def _roll_forward(folder: Path, key: str) -> None:
     _fsync_dir(folder)
 
 
-def _stage(path: Path, text: str) -> Path:
+def _stage(path: Path, data: bytes, *, durable: bool = True) -> Path:
+    """``data`` in a temporary file beside ``path``, readable by all, fsynced if durable."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.chmod(name, 0o644)  # mkstemp makes it private; a record is for everyone to read
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
+        os.chmod(name, 0o644)  # mkstemp makes it private; these files are for everyone
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
     return Path(name)
+
+
+def write_atomically(path: Path, data: bytes, *, durable: bool = False) -> None:
+    """The one atomic writer: a reader sees the old ``path`` or the whole new one.
+
+    Caches and built pages pass ``durable=False`` (a lost write is only a miss);
+    record sets go through :func:`replace_together`, which fsyncs and journals.
+    """
+    os.replace(_stage(path, data, durable=durable), path)
 
 
 def replace_together(folder: Path, key: str, texts: dict[Path, str]) -> None:
     """Replace every file of ``texts`` as one step (call inside :func:`locked`)."""
-    staged = [(_stage(path, text), path) for path, text in texts.items()]
+    staged = [(_stage(path, text.encode("utf-8")), path) for path, text in texts.items()]
     journal = _journal(folder, key)
-    pending = _stage(journal, json.dumps([[str(t), str(f)] for t, f in staged]))
+    pending = _stage(journal, json.dumps([[str(t), str(f)] for t, f in staged]).encode())
     os.replace(pending, journal)
     _fsync_dir(folder)
     _roll_forward(folder, key)

@@ -9,7 +9,7 @@ pytest fails on a mismatch; the record command writes what it saw. Both use
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -176,9 +176,8 @@ def record_examples(*, project: Project, environment: Environment, timeout: floa
                     known = bool(item.expectation.known_failure)
                     if not item.verdict.holds and not known:
                         report.failures.append(failure_message(project, include, snippet, item))
-                    report.observations.append(Observation(
-                        **{**item.observation.__dict__, **stamp,
-                           "snippet_sha256": snippet.sha256}))
+                    report.observations.append(
+                        replace(item.observation, **stamp, snippet_sha256=snippet.sha256))
         finally:
             session.close()
     return report

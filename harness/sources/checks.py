@@ -132,7 +132,7 @@ def check_project(project: Project) -> list[Problem]:
                 )
         mine += _twin_problems(project, page)
         problems += [Problem(message=m, pages=(shown,)) for m in mine]
-    for twin in sorted((project.root / "docs").glob("*.en.md")):
+    for twin in (p for p in project.pages() if p.name.endswith(".en.md")):
         problems += [Problem(message=m) for m in
                      check_pages(twin.read_text(encoding="utf-8"), project.shown(twin))]
     for snippet_id, items in sorted(project.expectations.items()):

@@ -32,10 +32,18 @@ class Project:
         expectations, unchecked = load_expectations(root / "snippets", snippets, root=root)
         return cls(root=root, snippets=snippets, expectations=expectations, unchecked=unchecked)
 
+    def pages(self) -> list[Path]:
+        """Every page, both languages (``docs/<slug>.md`` and ``docs/<slug>.en.md``)."""
+        return sorted((self.root / "docs").glob("*.md"))
+
     def spanish_pages(self) -> list[Path]:
         """The pages whose examples run (English twins include the same snippets)."""
-        return [p for p in sorted((self.root / "docs").glob("*.md"))
-                if not p.name.endswith(".en.md")]
+        return [p for p in self.pages() if not p.name.endswith(".en.md")]
+
+    def python_expectations(self) -> list[Expectation]:
+        """The expectations of Python snippets: those a run observes and records."""
+        return [e for items in self.expectations.values() for e in items
+                if self.snippets[e.snippet].language == "py"]
 
     def expected_keys(self) -> set[tuple[str, str]]:
         """Every (snippet, name) an expectation asks for: what records may hold."""

@@ -116,9 +116,7 @@ def _notebook(marker: Marker, site: Site, page: Page) -> Rendered:
 
 
 def _drift(marker: Marker, site: Site, page: Page) -> Rendered:
-    expectations = [e for items in site.project.expectations.values() for e in items
-                    if site.project.snippets[e.snippet].language == "py"]
-    report = drift_report(site.records, expectations, list(site.specs))
+    report = drift_report(site.records, site.project.python_expectations(), list(site.specs))
     return Rendered(markdown=drift_markdown(report, page.lang))
 
 

@@ -57,13 +57,6 @@ class Context:
     def group_rows(self, record: DeviceRecord, group: str) -> list[TrialRow]:
         return [r for r in record.rows if self.specs[r.trial].group == group]
 
-    def environments_for(self, group: str) -> list[str]:
-        return [
-            row_environment(r, self.group_rows(r, group), self.lang, html=True)
-            for r in self.records.items
-            if self.group_rows(r, group)
-        ]
-
 
 def row_environment(record: DeviceRecord, rows: list[TrialRow], lang: str, *,
                     html: bool = False) -> str:

@@ -67,7 +67,7 @@ def notebook_path(page: Path) -> Path:
 def pages_with_code(project: Project) -> list[Path]:
     """Pages (both languages) that include at least one Python snippet."""
     return [
-        page for page in sorted((project.root / "docs").glob("*.md"))
+        page for page in project.pages()
         if any(i.language == "python"
                for i in find_includes(page.read_text(encoding="utf-8"), page))
     ]
