@@ -24,6 +24,23 @@ import pytest
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+#: Every page's screenshots, one file per layout: <page>-<width>-<light|dark>.jpg.
+SCREENSHOTS = ARTIFACTS / "screenshots"
+ARTICLES = ["que-es-pytorch", "backward-frente-a-autograd-grad", "medir-pytorch",
+            "elegir-pytorch"]
+
+
+def screenshot(tab: Any, path: str, *, width: int, dark: bool) -> None:
+    """Save what a reader of ``path`` sees in ``tab`` for review (CI uploads the folder).
+
+    The whole page on a phone and for the articles; the first screen otherwise. JPEG:
+    a full-page PNG of an 11,000 px article costs about twice the time to encode, and a
+    reviewer reads layout, not pixels."""
+    name = path.strip("/").replace("/", "_") or "inicio"
+    article = name.removeprefix("en_") in ARTICLES
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    tab.screenshot(path=str(SCREENSHOTS / f"{name}-{width}-{'dark' if dark else 'light'}.jpg"),
+                   type="jpeg", quality=80, full_page=width < 1000 or article)
 
 
 def unavailable(reason: str) -> None:

@@ -14,13 +14,11 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.browser.conftest import ARTIFACTS
+from tests.browser.conftest import ARTICLES, SCREENSHOTS
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
 
-ARTICLES = ["que-es-pytorch", "backward-frente-a-autograd-grad", "medir-pytorch",
-            "elegir-pytorch"]
 NOTEBOOKS = [f"{lang}cuadernos/{slug}/" for lang in ("", "en/") for slug in ARTICLES]
 MAX_PAGE_BYTES = 250 * 1024
 COLAB = "https://colab.research.google.com/github/que-es-pytorch/que-es-pytorch/blob/main/docs"
@@ -158,9 +156,8 @@ def _search(tab: Any, query: str) -> list[dict[str, str]]:
 def test_search_is_per_language_and_articles_come_first(open_page: Any, lang: str) -> None:
     tab = open_page("" if lang == "es" else "en/")
     results = _search(tab, "autograd")
-    folder = ARTIFACTS / "screenshots" / "search"
-    folder.mkdir(parents=True, exist_ok=True)
-    tab.screenshot(path=str(folder / f"autograd-{lang}.png"))
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    tab.screenshot(path=str(SCREENSHOTS / f"search-autograd-{lang}.jpg"), type="jpeg", quality=80)
     paths = [urlsplit(r["href"]).path for r in results]
     first = paths[:5]
     assert len(first) >= 3, results

@@ -2,7 +2,8 @@
 
 Every assertion reads rendered layout (bounding boxes, scroll widths, computed
 sizes), never mere existence. Screenshots of each page, desktop and mobile,
-light and dark, go to test-artifacts/screenshots/reading/.
+light and dark, go to test-artifacts/screenshots/ (the desktop light ones are taken,
+and their width checked, by test_site_in_browser.py's visit of every page).
 """
 
 from __future__ import annotations
@@ -12,13 +13,11 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import ARTIFACTS
+from tests.browser.conftest import ARTICLES, screenshot
 
 pytestmark = pytest.mark.browser
 
 MEDIR_BEFORE_PX = 19_000
-ARTICLES = ["que-es-pytorch", "backward-frente-a-autograd-grad", "medir-pytorch",
-            "elegir-pytorch"]
 PAGES = ["", *(f"{a}/" for a in ARTICLES), *(f"cuadernos/{a}/" for a in ARTICLES),
          "en/", "en/medir-pytorch/"]
 
@@ -141,14 +140,10 @@ def test_404_is_spanish_with_links(open_page: Any) -> None:
     assert tab.locator('label[for="__search"]').first.is_visible()
 
 
-@pytest.mark.parametrize("width", [1280, 390])
-@pytest.mark.parametrize("dark", [False, True])
+# Desktop light is test_site_in_browser.py's page visit: one load per page and layout.
+@pytest.mark.parametrize(("width", "dark"), [(1280, True), (390, False), (390, True)])
 def test_screenshots(open_page: Any, width: int, dark: bool) -> None:
-    folder = ARTIFACTS / "screenshots" / "reading"
-    folder.mkdir(parents=True, exist_ok=True)
     for path in PAGES:
         tab = open_page(path, width=width, dark=dark)
-        name = (path.strip("/").replace("/", "_") or "inicio")
-        tab.screenshot(path=str(folder / f"{name}-{width}-{'dark' if dark else 'light'}.png"),
-                       full_page=width == 390 or path.endswith("medir-pytorch/"))
-        assert tab.evaluate("document.documentElement.scrollWidth") <= width + 1
+        screenshot(tab, path, width=width, dark=dark)
+        assert tab.evaluate("document.documentElement.scrollWidth") <= width + 1, path

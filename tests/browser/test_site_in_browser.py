@@ -3,8 +3,9 @@
 The site built once per run (``built_site``) is served over HTTP on 127.0.0.1 (over
 file:// Material's search box is missing). One browser, one context and one tab
 serve the whole module; every visit starts with an empty list of problems (console
-errors, page errors, failed requests). Screenshots of every article (es and en) go
-to ``test-artifacts/screenshots/``.
+errors, page errors, failed requests). Each visit also saves the page's desktop light
+screenshot to ``test-artifacts/screenshots/`` and checks that nothing overflows the
+1280 px width (test_reading.py takes the other layouts).
 
 Without a ``chromium`` executable (or without Playwright) the module skips with its
 reason; with ``CI=true`` it fails instead: CI must not skip silently. ``make browser``
@@ -19,17 +20,12 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from tests.browser.conftest import ARTICLES, screenshot
+
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
-SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
 
-ARTICLES = [
-    "que-es-pytorch",
-    "backward-frente-a-autograd-grad",
-    "medir-pytorch",
-    "elegir-pytorch",
-]
 SPANISH_PAGES = ["", *(f"{slug}/" for slug in ARTICLES), *(f"cuadernos/{s}/" for s in ARTICLES)]
 PAGES = [*SPANISH_PAGES, *(f"en/{page}" for page in SPANISH_PAGES)]
 
@@ -134,16 +130,6 @@ def tab(context, base_url: str) -> Iterator[_Tab]:
         opened.page.close()
 
 
-def _screenshot_name(page: str) -> str | None:
-    """``es-<slug>.png`` / ``en-<slug>.png`` for an article page, else None."""
-    parts = page.strip("/").split("/")
-    if parts[0] == "en":
-        lang, parts = "en", parts[1:]
-    else:
-        lang = "es"
-    return f"{lang}-{parts[0]}.png" if len(parts) == 1 and parts[0] in ARTICLES else None
-
-
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p or "home")
 def test_page_loads_without_errors(tab: _Tab, page: str) -> None:
     tab.visit(page)
@@ -152,10 +138,8 @@ def test_page_loads_without_errors(tab: _Tab, page: str) -> None:
     assert tab.page.locator("article.md-content__inner h1").first.is_visible(), (
         f"/{page}: no visible title"
     )
-    name = _screenshot_name(page)
-    if name:
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        tab.page.screenshot(path=str(SCREENSHOTS / name), full_page=True)
+    screenshot(tab.page, page, width=1280, dark=False)
+    assert tab.page.evaluate("document.documentElement.scrollWidth") <= 1281, page
     tab.assert_no_problem()
 
 
