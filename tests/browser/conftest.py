@@ -93,15 +93,14 @@ def chromium() -> Iterator[Any]:
 
 @pytest.fixture(scope="session")
 def open_page(chromium: Any, site_url: str) -> Iterator[Any]:
-    """``open_page(path, width=1280, dark=False)``: a loaded tab, reused per layout."""
-    tabs: dict[tuple[int, bool], Any] = {}
+    """``open_page(path, width=1280)``: a loaded tab, reused per width."""
+    tabs: dict[int, Any] = {}
 
-    def visit(path: str, *, width: int = 1280, dark: bool = False) -> Any:
-        if (width, dark) not in tabs:
-            tabs[(width, dark)] = chromium.new_page(
-                viewport={"width": width, "height": 900}, locale="es-ES",
-                color_scheme="dark" if dark else "light")
-        tab = tabs[(width, dark)]
+    def visit(path: str, *, width: int = 1280) -> Any:
+        if width not in tabs:
+            tabs[width] = chromium.new_page(viewport={"width": width, "height": 900},
+                                            locale="es-ES", color_scheme="light")
+        tab = tabs[width]
         tab.goto(site_url + path, wait_until="load")
         return tab
 

@@ -13,7 +13,6 @@ from support import copy_project
 
 from .conftest import inject
 
-
 #: The per-snippet limit in the copies. Only the hanging snippet reaches it: the page's
 #: others run in well under half a second each (the limit does not count the page
 #: process's start, which imports torch), so 3 s keeps a wide margin on a busy machine
