@@ -82,10 +82,17 @@ def two_cores() -> list[str]:
     return []
 
 
-def _children_cpu() -> float:
-    """CPU seconds (user + system) of this process's waited-for descendants so far."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+def _machine_cpu() -> float:
+    """CPU seconds the whole machine has spent busy so far (/proc/stat), or, where there
+    is no /proc, this process's waited-for descendants (which misses Chromium's renderers:
+    they are not this process's to wait for)."""
+    try:
+        fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+    except OSError:
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return usage.ru_utime + usage.ru_stime
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(v) for v in fields[:8])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
 
 
 def run(command: list[str], *, env: dict[str, str] | None = None,
@@ -117,17 +124,18 @@ def outcomes(junit: Path) -> dict[str, str]:
 
 
 def measure_pytest(scratch: Path, python: str) -> tuple[float, str, float, list[dict[str, object]]]:
-    """Wall seconds, pytest's last line, CPU seconds of the whole run (every process it
-    waited for: workers, fork servers, page processes, builds, Chromium), the slowest tests.
+    """Wall seconds, pytest's last line, the CPU seconds the machine spent meanwhile
+    (workers, fork servers, page processes, builds, Chromium; and anything else running,
+    so run it on a quiet machine), the slowest tests.
 
-    CPU seconds barely move on a shared machine where wall seconds do: a wall figure far
-    above CPU / 2 says the run waited (for the machine, a browser, a timeout)."""
-    cpu = _children_cpu()
+    On 2 cores a wall figure near CPU / 2 says the run was bound by CPU; far above it,
+    that it waited (a browser, a timeout)."""
+    cpu = _machine_cpu()
     seconds, done = run([*two_cores(), python, "-m", "pytest", "-q", "-n", "2",
                          "--dist", "loadfile", f"--durations={SLOWEST}",
                          f"--junitxml={scratch}/parallel.xml"])
     tail = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr[-300:]
-    return seconds, tail, _children_cpu() - cpu, slowest(done.stdout)
+    return seconds, tail, _machine_cpu() - cpu, slowest(done.stdout)
 
 
 def measure_builds(scratch: Path, python: str) -> tuple[float, float]:

@@ -24,6 +24,37 @@ BUILD_CACHE = ROOT / ".cache" / "harness"
 
 os.environ.setdefault("HARNESS_CACHE", str(BUILD_CACHE))
 
+#: Modules that take seconds each, slowest first (as benchmarks/bench_suite.py measured
+#: them), with the two that need no built site second and fourth: under `-n 2 --dist
+#: loadfile` a worker takes whole modules in this order, so the long ones start first
+#: and neither worker is left alone with one at the end, and the worker that does not
+#: build the site has work of its own meanwhile. Other modules follow in their order.
+SLOW_FIRST = (
+    "tests/browser/test_site_in_browser.py",
+    "tests/faults/test_faults_examples.py",
+    "tests/browser/test_reading.py",
+    "tests/integration/test_record.py",
+    "tests/browser/test_notebooks_and_search.py",
+    "tests/browser/test_serve.py",
+    "tests/faults/test_faults_build.py",
+    "tests/integration/test_notebooks.py",
+    "tests/unit/test_safe_examples.py",
+    "tests/unit/test_sandbox.py",
+    "tests/integration/test_pages_glue.py",
+)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # xdist otherwise orders modules by their number of tests, which puts a long module
+    # with one test (the serve test) last.
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: index for index, name in enumerate(SLOW_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.partition("::")[0], len(rank)))
+
 
 @pytest.fixture
 def mini(pytester: pytest.Pytester) -> Path:

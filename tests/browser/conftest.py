@@ -30,17 +30,29 @@ ARTICLES = ["que-es-pytorch", "backward-frente-a-autograd-grad", "medir-pytorch"
             "elegir-pytorch"]
 
 
-def screenshot(tab: Any, path: str, *, width: int, dark: bool) -> None:
-    """Save what a reader of ``path`` sees in ``tab`` for review (CI uploads the folder).
+def _full_pages() -> bool:
+    """Whole-page pictures where someone reviews them: CI (CI=true), which uploads the
+    folder, or HARNESS_SCREENSHOTS=full. A local run takes the first screen: the same
+    loads and checks, without rendering every page to its end (a third of the
+    screenshot pass's time)."""
+    wanted = os.environ.get("HARNESS_SCREENSHOTS", "")
+    if wanted not in ("", "full", "first-screen"):
+        raise pytest.UsageError(f"HARNESS_SCREENSHOTS={wanted!r}: expected full or first-screen")
+    return wanted == "full" or (not wanted and os.environ.get("CI") == "true")
 
-    The whole page on a phone and for the articles; the first screen otherwise. JPEG:
-    a full-page PNG of an 11,000 px article costs about twice the time to encode, and a
-    reviewer reads layout, not pixels."""
+
+def screenshot(tab: Any, path: str, *, width: int, dark: bool) -> None:
+    """Save what a reader of ``path`` sees in ``tab``, for review.
+
+    With full pages (CI): the whole page on a phone and for the articles, the first
+    screen otherwise. JPEG: a full-page PNG of an 11,000 px article takes about twice as
+    long to encode, and a reviewer reads layout, not pixels."""
     name = path.strip("/").replace("/", "_") or "inicio"
     article = name.removeprefix("en_") in ARTICLES
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     tab.screenshot(path=str(SCREENSHOTS / f"{name}-{width}-{'dark' if dark else 'light'}.jpg"),
-                   type="jpeg", quality=80, full_page=width < 1000 or article)
+                   type="jpeg", quality=80,
+                   full_page=_full_pages() and (width < 1000 or article))
 
 
 def unavailable(reason: str) -> None:
