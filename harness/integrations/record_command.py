@@ -39,6 +39,7 @@ __all__ = ["MIN_RUN_TIME", "Progress", "configure", "new_run_id", "run", "select
 #: Seconds of steady state per trial: blocked_autorange is steady from about 1 s
 #: on; the quick (CI) subset trades some of that for speed.
 MIN_RUN_TIME = {"quick": 0.5, "full": 1.0}
+NOTHING_RECORDED = "error: nothing was recorded; the previous records are unchanged"
 #: Attempts per trial under --quiet-guard before the last one is kept anyway.
 GUARD_TRIES = 3
 
@@ -258,6 +259,10 @@ def run(args: argparse.Namespace) -> int:
             f"skip {spec.name}: not applicable on {args.device} (devices = {list(spec.devices)})",
             file=sys.stderr,
         )
+    if args.only == "trials" and not chosen:
+        # Known before torch is imported (seconds): nothing would be recorded.
+        print(NOTHING_RECORDED, file=sys.stderr)
+        return 1
     device = devices.select(args.device)
     key = store.device_key(device.type, devices.device_name(device))
     min_run_time = args.min_run_time or MIN_RUN_TIME[args.mode]
@@ -296,7 +301,7 @@ def run(args: argparse.Namespace) -> int:
     if not rows and not report.observations:
         for failure in report.failures:
             print(failure, file=sys.stderr)
-        print("error: nothing was recorded; the previous records are unchanged", file=sys.stderr)
+        print(NOTHING_RECORDED, file=sys.stderr)
         return 1
     # One atomic step: rows, observations and their environment, or nothing at all.
     committed = store.commit_set(

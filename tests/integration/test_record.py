@@ -147,11 +147,18 @@ def run_record(*args: str, cwd: Path = ROOT, **kwargs) -> subprocess.CompletedPr
 
 
 def test_nothing_recorded_is_a_failure_and_writes_nothing(tmp_path: Path) -> None:
-    done = run_record("--only", "trials", "--results", str(tmp_path), "--trials-file", str(TINY),
-                      "--trials", "tiny_gpu_only")
-    assert done.returncode == 1
+    # No chosen trial applies on the CPU: known before torch is imported, which here fails.
+    poison = tmp_path / "no-torch"
+    poison.mkdir()
+    (poison / "torch.py").write_text('raise ImportError("torch was imported")\n')
+    results = tmp_path / "results"
+    results.mkdir()
+    done = run_record("--only", "trials", "--results", str(results), "--trials-file", str(TINY),
+                      "--trials", "tiny_gpu_only",
+                      env={**__import__("os").environ, "PYTHONPATH": str(poison)})
+    assert done.returncode == 1, done.stderr
     assert "nothing was recorded; the previous records are unchanged" in done.stderr
-    assert not any(tmp_path.iterdir())
+    assert not any(results.iterdir())
 
 
 def _wait_until_timing(process: subprocess.Popen[bytes], *, settle: float = 2.0,
