@@ -204,8 +204,10 @@ def measure_serve(scratch: Path, python: str) -> float:
                 text = snippet.read_text()
                 snippet.write_text(text + f"# {mark}\n")
                 saved = time.perf_counter()
-                page.wait_for_function("mark => document.body.innerText.includes(mark)",
-                                       arg=mark, timeout=120_000)
+                # The body is briefly null while the live reload swaps the page.
+                page.wait_for_function(
+                    "mark => !!document.body && document.body.innerText.includes(mark)",
+                    arg=mark, timeout=120_000)
                 return time.perf_counter() - saved
             finally:
                 browser.close()

@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -25,13 +26,22 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.utils.meta import get_data
 
 from harness.core.errors import HarnessError
+from harness.integrations.lazy_imports import defer
 from harness.integrations.marker_cache import MarkerCache, inputs_digest
 from harness.integrations.notebook_cache import (
+    Conversion,
     NotebookCache,
     SharedTemplates,
+    prefetch,
     render_fingerprint,
 )
-from harness.integrations.site_output import share_notebook_styles, split_search_index
+from harness.integrations.render_cache import RenderCache
+from harness.integrations.search_cache import SearchCache
+from harness.integrations.site_output import (
+    left_out_of_search,
+    share_notebook_styles,
+    split_search_index,
+)
 from harness.records.store import load_all
 from harness.records.validate import check_records
 from harness.sources.checks import check_project, raise_problems
@@ -43,6 +53,11 @@ from harness.views.markers import Page, Site, render_marker
 from harness.views.notebooks import NOTEBOOK_DIR
 
 __all__ = ["HarnessConfig", "HarnessPlugin", "colab_base", "rerecord_hint", "typed_figures"]
+
+# mkdocs-jupyter's plugin module imports nbconvert and jupytext at its top (~0.8 s), which
+# a build whose notebooks all come from the cache never uses: import them on first use.
+# Effective because mkdocs.yml lists this plugin before mkdocs-jupyter (lazy_imports.py).
+defer("mkdocs_jupyter.convert", "jupytext")
 
 log = logging.getLogger("mkdocs.plugins.harness")
 HARNESS = Path(__file__).resolve().parents[1]
@@ -99,8 +114,34 @@ class HarnessConfig(base.Config):
     """Warn about measured-looking figures typed into a page instead of a marker."""
     cache_dir = c.Type(str, default=".cache/harness")
     """Build caches, relative to mkdocs.yml ("" turns them off): converted notebooks,
-    compiled templates, rendered markers, each keyed on content and safe to delete.
+    compiled templates, rendered markers, rendered pages, search entries, each keyed
+    on content and safe to delete.
     The environment variable HARNESS_CACHE overrides it (the tests share one)."""
+
+
+def _search_languages(config: Any) -> tuple[str, list[str]] | None:
+    """(default language, the other built languages) when mkdocs-static-i18n builds
+    several, so that ``on_post_build`` splits the search index per language."""
+    i18n = config.plugins.get("i18n")
+    if i18n is None:
+        return None
+    languages = [lang.locale for lang in i18n.config.languages if lang.build]
+    default = next((lang.locale for lang in i18n.config.languages if lang.default),
+                   languages[0] if languages else "")
+    return default, [lang for lang in languages if lang != default]
+
+
+def _twin(source: Path, default: str, lang: str) -> Path:
+    """``x.ipynb`` (or ``x.<default>.ipynb``) → ``x.<lang>.ipynb`` when it exists."""
+    stem = source.name[: -len(source.suffix)] if source.suffix else source.name
+    stem = stem.removesuffix(f".{default}")
+    twin = source.with_name(f"{stem}.{lang}{source.suffix}")
+    return twin if twin.exists() else source
+
+
+#: Search locations (after the language prefix) the split index leaves out: the
+#: notebook copies of the articles would crowd out the articles themselves.
+_UNSEARCHED = (f"{NOTEBOOK_DIR}/",)
 
 
 def typed_figures(text: str, path: Path) -> list[str]:
@@ -120,38 +161,72 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):
     def on_config(self, config: Any) -> Any:
         root = Path(config.config_file_path).resolve().parent
         results = root / self.config.results
-        try:
-            project = Project.load(root)
-            specs = load_trials()
-            records = load_all(results, root=root)
-            problems = [p.message for p in check_project(project)]
-            problems += check_records(records, project=project, specs=specs, results=results)
-            raise_problems(problems)
-        except HarnessError as exc:
-            raise PluginError(str(exc)) from None
-        self.site = Site(project=project, records=records, specs=specs,
-                         sources=workload_sources(),
-                         colab=colab_base(config.repo_url, config.edit_uri, config.docs_dir))
-        self.notebooks = None
         folder = os.environ.get("HARNESS_CACHE", self.config.cache_dir)
         cache = root / folder if folder else None
-        self.markers = MarkerCache(
-            cache / "markers" if cache else None,
-            inputs_digest([HARNESS, results, root / "snippets", root / config.docs_dir])
-            + self.site.colab,
-        )
+        colab = colab_base(config.repo_url, config.edit_uri, config.docs_dir)
+        i18n = config.plugins.get("i18n")
+        inputs = (root, results, cache)
+        if (i18n is not None and getattr(i18n, "building", False)
+                and getattr(self, "_loaded", None) == inputs):
+            # Another language of the same build (mkdocs-static-i18n runs it from its
+            # on_post_build, with the same config and plugins): the files were read and
+            # checked moments ago, by this build; only the language differs.
+            self.site = replace(self.site, colab=colab)
+        else:
+            try:
+                project = Project.load(root)
+                specs = load_trials()
+                records = load_all(results, root=root)
+                problems = [p.message for p in check_project(project)]
+                problems += check_records(records, project=project, specs=specs,
+                                          results=results)
+                raise_problems(problems)
+            except HarnessError as exc:
+                raise PluginError(str(exc)) from None
+            self.site = Site(project=project, records=records, specs=specs,
+                             sources=workload_sources(), colab=colab)
+            self._inputs_digest = inputs_digest(
+                [HARNESS, results, root / "snippets", root / config.docs_dir])
+            self._templates = SharedTemplates(cache / "templates") if cache else None
+            self._prefetch = None
+            self._loaded = inputs
+        self.notebooks = None
+        self.search = SearchCache(cache / "search" if cache else None)
+        self.pages = RenderCache(cache / "pages" if cache else None, config)
+        self.markers = MarkerCache(cache / "markers" if cache else None,
+                                   self._inputs_digest + colab)
+        self._notebook_folder = None
         jupyter = config.plugins.get("mkdocs-jupyter")
         if jupyter is not None and cache is not None:
             # mkdocs-jupyter's own cache is replaced, not stacked: under static-i18n each
             # language build evicts the other's entries (see notebook_cache.py).
             jupyter.config["cache"] = False
+            self._notebook_folder = cache / "notebooks"
+        return config
+
+    def on_pre_build(self, config: Any) -> None:
+        """Open the notebook cache for this build's language, and index each page for
+        search from the content-keyed cache, and not at all a page whose entries the
+        split index leaves out. Here, not in ``on_config``: mkdocs-static-i18n sets the
+        build's language in its ``on_config`` (priority -100, after this plugin's), and
+        the search plugin makes a new index in every (language) build's ``on_config``."""
+        if self._notebook_folder is not None:
             self.notebooks = NotebookCache(
-                cache / "notebooks",
+                self._notebook_folder,
                 render_fingerprint(theme=config.theme.name or "",
                                    language=config.theme.get("language") or ""),
-                SharedTemplates(cache / "templates"),
+                self._templates,
             )
-        return config
+            self.notebooks.prefetch = self._prefetch
+        search = config.plugins.get("search") or config.plugins.get("material/search")
+        index = getattr(search, "search_index", None)
+        if type(index).__module__ != "material.plugins.search.plugin":
+            return
+        split = _search_languages(config)
+        others = split[1] if split else []
+        self.search.install(
+            index, skip=lambda page: split is not None
+            and left_out_of_search(page.url, others, _UNSEARCHED))
 
     @event_priority(-110)
     def on_files(self, files: Any, config: Any) -> Any:
@@ -176,14 +251,40 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):
             wrapped.url = file.url
             files.remove(file)
             files.append(wrapped)
+        self._prefetch_notebooks(files, config, jupyter.config)
         return files
+
+    def _prefetch_notebooks(self, files: Any, config: Any, options: Any) -> None:
+        """On a cold cache, convert the notebooks of every language in a second process
+        (notebook_cache.prefetch) while this one renders the articles: the conversions
+        are most of a cold build, and the machine has a second core. Once per build."""
+        i18n = config.plugins.get("i18n")
+        if self.notebooks is None or (i18n is not None and getattr(i18n, "building", False)):
+            return
+        sources = [Path(f.abs_src_path) for f in files if type(f).__name__ == "NotebookFile"]
+        jobs = [(self.notebooks, s, Conversion.of(options, str(s))) for s in sources]
+        split = _search_languages(config)
+        for lang in split[1] if split else []:
+            # Each other language's build (static-i18n, suffix structure) renders the
+            # notebook's `<name>.<lang>.ipynb` twin under that language. A wrong guess
+            # only leaves that build to convert the notebook itself.
+            cache = NotebookCache(self.notebooks.folder,
+                                  render_fingerprint(theme=config.theme.name or "",
+                                                     language=lang), self._templates)
+            for source in sources:
+                twin = _twin(source, split[0], lang)
+                jobs.append((cache, twin, Conversion.of(options, str(twin))))
+        self._prefetch = self.notebooks.prefetch = prefetch(jobs)
 
     @event_priority(-10)
     def on_pre_page(self, page: Any, config: Any, files: Any) -> Any:
         """Serve notebook conversions from the content-keyed cache (after
-        mkdocs-jupyter's own ``on_pre_page`` has prepared the page)."""
+        mkdocs-jupyter's own ``on_pre_page`` has prepared the page), and the Markdown
+        rendering of every other page from its own (render_cache.py)."""
         if self.notebooks is not None and type(page.file).__name__ == "NotebookFile":
             self.notebooks.install(page, config.plugins["mkdocs-jupyter"].config)
+        else:
+            self.pages.install(page)
         return page
 
     def on_serve(self, server: Any, config: Any, builder: Any) -> Any:
@@ -210,18 +311,21 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):
 
     @event_priority(-120)
     def on_post_build(self, config: Any) -> None:
-        """Prune the caches; once every language is built (after mkdocs-static-i18n's
-        ``on_post_build``, priority -100, has merged the search index), split the index
-        per language, without the notebook copies of the articles."""
+        """Once every language is built (after mkdocs-static-i18n's ``on_post_build``,
+        priority -100, has merged the search index), split the index per language,
+        without the notebook copies of the articles, and prune the caches (once per
+        build, not once per language: pruning lists every entry)."""
         i18n = config.plugins.get("i18n")
-        if i18n is not None and not getattr(i18n, "building", False):
-            languages = [lang.locale for lang in i18n.config.languages if lang.build]
-            default = next((lang.locale for lang in i18n.config.languages if lang.default),
-                           languages[0] if languages else "")
-            split_search_index(Path(config.site_dir), default,
-                               [lang for lang in languages if lang != default],
-                               excluded=(f"{NOTEBOOK_DIR}/",))
+        if i18n is not None and getattr(i18n, "building", False):
+            return
+        if self._prefetch is not None:
+            self._prefetch.stop()  # every notebook is rendered: what it still does is moot
+        split = _search_languages(config)
+        if split is not None:
+            split_search_index(Path(config.site_dir), split[0], split[1], excluded=_UNSEARCHED)
         self.markers.prune()
+        self.search.prune()
+        self.pages.prune()
         if self.notebooks is not None:
             self.notebooks.prune()
             log.debug("notebook cache: %d hit(s), %d conversion(s)",

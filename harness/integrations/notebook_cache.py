@@ -31,6 +31,11 @@ Here the exporters share one Jinja bytecode cache (:class:`SharedTemplates`, key
 on each template's source), so each template compiles once, and a later build
 loads it compiled from ``.cache/harness/templates/``.
 
+On a cold cache the conversions are most of a build. :func:`prefetch` makes them
+ahead in a forked process (Linux, no other thread running) while the build renders
+the other pages on the machine's other core; each entry it writes is the one the build
+would write, and a page whose entry is not there converts its notebook itself.
+
 Nothing here is specific to this site: it could be offered upstream to
 mkdocs-jupyter as a replacement for its cache (see CONTRIBUTING.md). The site's
 MkDocs plugin installs it (:meth:`NotebookCache.install`) from ``on_pre_page``.
@@ -41,10 +46,13 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import marshal
 import os
 import pathlib
+import signal
 import sys
+import threading
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass
@@ -55,8 +63,8 @@ from typing import Any
 
 from harness.records.files import write_atomically
 
-__all__ = ["FORMAT", "MAX_AGE_DAYS", "Conversion", "NotebookCache", "SharedTemplates",
-           "render_fingerprint"]
+__all__ = ["FORMAT", "MAX_AGE_DAYS", "PREFETCH_WAIT", "Conversion", "NotebookCache", "Prefetch",
+           "SharedTemplates", "nbconvert_user_config", "prefetch", "render_fingerprint"]
 
 FORMAT = 1
 """Bump when an entry's layout or meaning changes: old entries then never match."""
@@ -120,10 +128,24 @@ def render_fingerprint(*, theme: str = "", language: str = "") -> str:
         digest.update(f"{path.relative_to(templates).as_posix()}\n".encode())
         digest.update(hashlib.sha256(path.read_bytes()).digest())
     # nb2html starts from the user's nbconvert configuration (jupyter_nbconvert_config.*).
-    from mkdocs_jupyter.nbconvert2 import get_nbconvert_app
-
-    digest.update(json.dumps(get_nbconvert_app().config, sort_keys=True, default=repr).encode())
+    digest.update(json.dumps(nbconvert_user_config(), sort_keys=True, default=repr).encode())
     return digest.hexdigest()
+
+
+def nbconvert_user_config() -> Any:
+    """The configuration ``nb2html`` starts from: what ``NbConvertApp().load_config_file()``
+    loads (``jupyter_config.*`` and ``jupyter_nbconvert_config.*`` on Jupyter's config
+    path), loaded by jupyter_core's application class under nbconvert's application name,
+    so the same files and sections, without importing nbconvert: a build whose
+    notebooks all come from the cache then never imports it (~0.5 s)."""
+    from jupyter_core.application import JupyterApp
+
+    class NbConvertApp(JupyterApp):  # nbconvert's class and app name: same sections, files
+        name = "jupyter-nbconvert"
+
+    app = NbConvertApp()
+    app.load_config_file()
+    return app.config
 
 
 class _Bucket:
@@ -236,6 +258,8 @@ class NotebookCache:
         self.hits = self.misses = 0
         self.templates = templates or SharedTemplates(self.folder / "templates")
         """Compiled Jinja templates, for nbconvert's exporters and any other environment."""
+        self.prefetch: Prefetch | None = None
+        """A process converting ahead into this folder (:func:`prefetch`), if any."""
 
     def key(self, source: Path, conversion: Conversion) -> str:
         digest = hashlib.sha256(self.fingerprint.encode())
@@ -270,6 +294,9 @@ class NotebookCache:
             return convert(source, conversion, self.templates)
         key = self.key(source, conversion)
         entry = self.load(key)
+        if entry is None and self.prefetch is not None and self.prefetch.wait_for(
+                self._path(key)):
+            entry = self.load(key)
         if entry is None:
             self.misses += 1
             entry = convert(source, conversion, self.templates)
@@ -312,3 +339,101 @@ class NotebookCache:
                     path.unlink()
                     removed += 1
         return removed
+
+
+class Prefetch:
+    """A forked process converting notebooks ahead, started by :func:`prefetch`.
+
+    Nothing depends on it: a page whose entry is not there yet waits only while the
+    process runs (at most :data:`PREFETCH_WAIT` seconds), then converts its notebook
+    itself, as without it."""
+
+    def __init__(self, pid: int, paths: set[Path]) -> None:
+        self.pid = pid
+        self.paths = paths
+        """The entries it writes (unless a conversion fails or warns)."""
+        self.done = False
+
+    def running(self) -> bool:
+        if not self.done:
+            try:
+                self.done = os.waitpid(self.pid, os.WNOHANG)[0] != 0
+            except ChildProcessError:
+                self.done = True
+        return not self.done
+
+    def wait_for(self, path: Path) -> bool:
+        """Wait until ``path``, an entry it writes, exists or the process ends; whether
+        it exists."""
+        if path not in self.paths:
+            return path.exists()
+        deadline = time.monotonic() + PREFETCH_WAIT
+        while not path.exists() and self.running():
+            if time.monotonic() > deadline:
+                self.stop()
+                break
+            time.sleep(0.01)
+        return path.exists()
+
+    def stop(self) -> None:
+        """End the process (its remaining work is no longer needed) and reap it."""
+        if self.running():
+            with contextlib.suppress(OSError):
+                os.kill(self.pid, signal.SIGTERM)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self.pid, 0)
+            self.done = True
+
+
+PREFETCH_WAIT = 120.0
+"""Seconds a page waits for the prefetching process before converting by itself."""
+
+
+def prefetch(jobs: list[tuple[NotebookCache, Path, Conversion]]) -> Prefetch | None:
+    """Convert, in order, the ``jobs`` whose entry is missing, in a forked process, while
+    the build goes on rendering other pages; None when there is nothing to convert or
+    forking is not safe here (not Linux, or threads running: ``mkdocs serve`` rebuilds).
+
+    The process writes each entry as :meth:`NotebookCache.converted` would, with the same
+    key and :func:`convert`; an entry whose conversion logged a warning is left to the
+    build, which converts it again and shows the warning. Its output is discarded."""
+    todo = []
+    for cache, source, conversion in jobs:
+        if conversion.execute:
+            continue  # never cached
+        with contextlib.suppress(OSError):
+            key = cache.key(source, conversion)
+            if not cache._path(key).exists():
+                todo.append((cache, source, conversion, key))
+    if not todo or not (sys.platform.startswith("linux") and hasattr(os, "fork")
+                        and threading.active_count() == 1):
+        return None
+    pid = os.fork()
+    if pid:
+        return Prefetch(pid, {cache._path(key) for cache, _, _, key in todo})
+    status = 1
+    try:  # the child: never returns into the build
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        warned = []
+        factory = logging.getLogRecordFactory()
+
+        def record_factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+            record = factory(*args, **kwargs)
+            if record.levelno >= logging.WARNING:
+                warned.append(record)
+            return record
+
+        logging.setLogRecordFactory(record_factory)
+        for cache, source, conversion, key in todo:
+            warned.clear()
+            try:
+                entry = convert(source, conversion, cache.templates)
+            except Exception:  # noqa: BLE001 - the build converts it again and reports
+                continue
+            if not warned:
+                cache.store(key, entry)
+        status = 0
+    finally:
+        os._exit(status)

@@ -27,23 +27,51 @@ from mkdocs.utils import get_relative_url
 
 from harness.records.files import write_atomically
 
-__all__ = ["STYLE_FOLDER", "share_notebook_styles", "split_search_index"]
+__all__ = ["STYLE_FOLDER", "left_out_of_search", "share_notebook_styles",
+           "split_search_index"]
 
 STYLE_FOLDER = "assets/jupyter"
 """Where the shared notebook stylesheet is written, relative to the site."""
 
-_STYLE = re.compile(r"<style\b[^>]*>.*?</style>\s*", re.S | re.I)
+# A block is what ``<style\b[^>]*>.*?</style>\s*`` (re.S | re.I) matches; the opening
+# and closing tags are searched separately because that pattern's lazy ``.*?`` tries
+# ``</style>`` at every character of JupyterLab's ~595 KB stylesheet (~20 ms a page).
+_OPEN = re.compile(r"<style\b[^>]*>", re.I)
+_CLOSE = re.compile(r"</style>\s*", re.I)
+_CLOSE_AT_END = re.compile(r"</style>\s*$", re.I)
 _INDEX = "search/search_index.json"
+
+
+def _style_blocks(html: str) -> list[tuple[int, int]]:
+    """(start, end) of each ``<style>`` block, with the whitespace after it."""
+    blocks, position = [], 0
+    while (opening := _OPEN.search(html, position)) is not None:
+        closing = _CLOSE.search(html, opening.end())
+        if closing is None:
+            break
+        blocks.append((opening.start(), closing.end()))
+        position = closing.end()
+    return blocks
+
+
+def _style_text(block: str) -> str:
+    """A block's stylesheet: without its tags (what ``^<style…>|</style>\\s*$`` removed)."""
+    text = block.strip()
+    opening = _OPEN.match(text)
+    if opening is not None:
+        text = text[opening.end():]
+    # Stripped, the text can only end in the closing tag itself: try it there alone.
+    closing = _CLOSE_AT_END.match(text, max(len(text) - len("</style>"), 0))
+    return text[:closing.start()] if closing is not None else text
 
 
 def share_notebook_styles(html: str, page_url: str, site_dir: Path) -> str:
     """``html`` with its ``<style>`` blocks replaced by a link to one shared stylesheet,
     written under ``site_dir`` (once per content: its name holds the digest)."""
-    blocks = list(_STYLE.finditer(html))
+    blocks = _style_blocks(html)
     if not blocks:
         return html
-    css = "\n".join(re.sub(r"^<style\b[^>]*>|</style>\s*$", "", b.group(0).strip(), flags=re.I)
-                    for b in blocks)
+    css = "\n".join(_style_text(html[start:end]) for start, end in blocks)
     data = css.encode("utf-8")
     name = f"{STYLE_FOLDER}/notebook.{hashlib.sha256(data).hexdigest()[:16]}.css"
     target = Path(site_dir) / name
@@ -51,9 +79,9 @@ def share_notebook_styles(html: str, page_url: str, site_dir: Path) -> str:
         write_atomically(target, data)
     link = f'<link rel="stylesheet" href="{get_relative_url(name, page_url)}">\n'
     pieces, position = [], 0
-    for index, block in enumerate(blocks):
-        pieces += [html[position:block.start()], link if index == 0 else ""]
-        position = block.end()
+    for index, (start, end) in enumerate(blocks):
+        pieces += [html[position:start], link if index == 0 else ""]
+        position = end
     pieces.append(html[position:])
     return "".join(pieces)
 
@@ -62,6 +90,24 @@ def _entry(doc: dict[str, Any], prefix: str) -> dict[str, Any]:
     location = doc.get("location", "")
     return {**doc, "location": location[len(prefix):] if prefix else location,
             "title": str(doc.get("title", "")).replace("¶", "").strip()}
+
+
+def _language(location: str, default: str, others: list[str]) -> str:
+    return next((lang for lang in others
+                 if location == lang or location.startswith(f"{lang}/")), default)
+
+
+def left_out_of_search(page_url: str, others: list[str], excluded: tuple[str, ...]) -> bool:
+    """Whether :func:`split_search_index` leaves out every entry of the page at
+    ``page_url`` (an entry's location is the page's URL, with an anchor or not):
+    indexing such a page is work whose result is thrown away."""
+    for lang in others:
+        prefix = f"{lang}/"
+        if page_url.startswith(prefix):
+            return page_url[len(prefix):].startswith(excluded)
+        if prefix.startswith(page_url):
+            return False  # its entries could fall on either side of the prefix: keep them
+    return page_url.startswith(excluded)
 
 
 def split_search_index(site_dir: Path, default: str, others: list[str],
@@ -77,8 +123,7 @@ def split_search_index(site_dir: Path, default: str, others: list[str],
     split: dict[str, list[dict[str, Any]]] = {default: [], **{lang: [] for lang in others}}
     for doc in docs:
         location = doc.get("location", "")
-        lang = next((lang for lang, p in prefixes.items()
-                     if location == p.rstrip("/") or location.startswith(p)), default)
+        lang = _language(location, default, others)
         entry = _entry(doc, prefixes.get(lang, ""))
         if lang != default and entry["location"] == lang:
             entry["location"] = ""

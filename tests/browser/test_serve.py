@@ -85,7 +85,9 @@ def test_a_snippet_edit_reloads_its_page_in_the_browser(tmp_path: Path, chromium
             snippet.write_text(snippet.read_text() + f"# {mark}\n")
             saved = time.monotonic()
             page.wait_for_function(
-                "mark => document.body.innerText.includes(mark)", arg=mark, timeout=60_000)
+                # The body is briefly null while the live reload swaps the page.
+                "mark => !!document.body && document.body.innerText.includes(mark)",
+                arg=mark, timeout=60_000)
             shown_after = time.monotonic() - saved
             if _recorded(copy, SNIPPET):
                 rerecord = page.locator(".harness-rerecord")

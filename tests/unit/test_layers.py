@@ -31,7 +31,9 @@ ALLOWED: dict[str, frozenset[str]] = {
 THIRD_PARTY: dict[str, frozenset[str]] = {
     "run": frozenset({"torch"}),
     "records": frozenset({"filelock"}),  # imported lazily, by writers only
-    "integrations": frozenset({"mkdocs", "mkdocs_jupyter", "sybil", "yaml"}),
+    # jupyter_core: mkdocs-jupyter's own dependency, to read nbconvert's configuration
+    # without importing nbconvert (notebook_cache.nbconvert_user_config).
+    "integrations": frozenset({"mkdocs", "mkdocs_jupyter", "jupyter_core", "sybil", "yaml"}),
 }
 #: Names no module may take: they would shadow the packages the harness integrates.
 SHADOWED = {"sybil", "mkdocs", "pytest", "torch", "yaml"}

@@ -1,0 +1,68 @@
+"""Post-processing of the built site (harness/integrations/site_output.py) and the
+deferred imports (harness/integrations/lazy_imports.py): the faster forms do exactly
+what the plain ones did."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import sys
+from pathlib import Path
+
+from harness.integrations import site_output
+from harness.integrations.lazy_imports import defer
+from harness.integrations.site_output import left_out_of_search, split_search_index
+
+#: What share_notebook_styles matched and kept before the tags were searched separately.
+STYLE = re.compile(r"<style\b[^>]*>.*?</style>\s*", re.S | re.I)
+
+
+def _text(block: str) -> str:
+    return re.sub(r"^<style\b[^>]*>|</style>\s*$", "", block.strip(), flags=re.I)
+
+
+def test_style_blocks_are_those_of_the_one_regular_expression() -> None:
+    pieces = ["<style", "<STYLE", "<ſtyle", "</style>", "</Style>", "</ſtyle>", ">", "<", " ",
+              "\n", "\u2003", "a", "_", "type='x'", "</styl", "<styles>", "\t"]
+    rng = random.Random(12)
+    for _ in range(20000):
+        html = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
+        blocks = site_output._style_blocks(html)
+        assert blocks == [m.span() for m in STYLE.finditer(html)], html
+        for start, end in blocks:
+            assert site_output._style_text(html[start:end]) == _text(html[start:end]), html
+        assert site_output._style_text(html) == _text(html), html
+
+
+def test_a_page_left_out_of_search_has_no_entry_in_the_split_index(tmp_path: Path) -> None:
+    urls = ["", "cuadernos/a/", "cuadernos", "en/", "en/cuadernos/a/", "en/b/", "b/",
+            "fr/cuadernos/a/", "e", "en", "x/cuadernos/a/", "cuadernos/en/x/"]
+    docs = [{"location": url + anchor, "title": "t", "text": url}
+            for url in urls for anchor in ("", "#s")]
+    (tmp_path / "search").mkdir()
+    (tmp_path / "search" / "search_index.json").write_text(json.dumps({"config": {},
+                                                                      "docs": docs}))
+    split_search_index(tmp_path, "es", ["en"], excluded=("cuadernos/",))
+    kept = {doc["text"] for path in ("search", "en/search")
+            for doc in json.loads((tmp_path / path / "search_index.json").read_text())["docs"]}
+    for url in urls:
+        if left_out_of_search(url, ["en"], ("cuadernos/",)):
+            assert url not in kept, url
+    assert left_out_of_search("cuadernos/a/", ["en"], ("cuadernos/",))
+    assert left_out_of_search("en/cuadernos/a/", ["en"], ("cuadernos/",))
+    assert not left_out_of_search("en/b/", ["en"], ("cuadernos/",))
+
+
+def test_a_deferred_module_runs_on_first_use_only(tmp_path: Path, monkeypatch) -> None:
+    (tmp_path / "probe_deferred.py").write_text(
+        "import sys\nsys.modules[__name__].__dict__.setdefault('runs', 0)\nruns += 1\n"
+        "def value():\n    return 42\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "probe_deferred", raising=False)
+    assert defer("probe_deferred", "json") == ["probe_deferred"]  # json: already imported
+    import probe_deferred  # the stand-in: nothing runs yet
+
+    assert "runs" not in probe_deferred.__dict__
+    assert probe_deferred.value() == 42
+    assert sys.modules.pop("probe_deferred").runs == 1 and probe_deferred.runs == 1
