@@ -245,7 +245,7 @@ def main() -> int:
                 seconds, tail, cpu, slow = measure_pytest(scratch, python)
                 figures.setdefault("pytest", []).append(seconds)
                 cpus.append(cpu)
-                notes["pytest"] = f"{tail}; CPU {cpu:.1f} s (user + system, every process)"
+                notes["pytest"] = f"{tail}; the machine busy for {cpu:.1f} CPU s"
                 slowest_tests = slow
         if args.compare_serial:
             if "pytest" not in only:

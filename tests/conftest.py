@@ -41,6 +41,7 @@ SLOW_FIRST = (
     "tests/unit/test_safe_examples.py",
     "tests/unit/test_sandbox.py",
     "tests/integration/test_pages_glue.py",
+    "tests/integration/test_build_cache.py",
 )
 
 

@@ -338,11 +338,13 @@ finally:
 
 
 def test_a_snippet_edit_reaches_the_page_through_every_cache(tmp_path):
-    """Two builds of a copy with a shared cache; between them a snippet changes (not
-    strict: its records are then stale). The second build imports no notebook tooling."""
+    """Two builds of a copy with the run's shared cache (HARNESS_CACHE, tests/conftest.py:
+    the copy's unchanged pages and notebooks are hits); between them a snippet changes
+    (not strict: its records are then stale). The second build imports no notebook
+    tooling."""
     root = copy_project(tmp_path / "copy", ("docs", "snippets", "results", "overrides",
                                             "mkdocs.yml"))
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "HARNESS_CACHE": str(tmp_path / "cache")}
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
 
     def build(site: str) -> str:
         done = subprocess.run([sys.executable, "-c", BUILD, str(tmp_path / site)], cwd=root,
