@@ -46,6 +46,7 @@ import urllib.request
 import uuid
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -123,6 +124,78 @@ def outcomes(junit: Path) -> dict[str, str]:
     return found
 
 
+#: Process families, by a word of the command line (first match wins).
+FAMILIES = (
+    ("Chromium", ("chrom", "/proc/self/exe")),  # renderers re-execute /proc/self/exe
+    ("Playwright driver", ("playwright", "node ")),
+    ("page examples (fork servers, pages)", ("--zygote", "harness.run.worker")),
+    ("record command", ("harness record",)),
+    ("notebook kernel", ("ipykernel",)),
+    ("mkdocs builds and serve", ("mkdocs",)),
+)
+
+
+class CpuByFamily:
+    """CPU seconds of this process's descendants, summed per :data:`FAMILIES` entry, read
+    from /proc every ``interval`` seconds while the ``with`` block runs (Linux only; a
+    process that lives less than ``interval`` may be missed, so the total is a floor)."""
+
+    def __init__(self, interval: float = 0.5) -> None:
+        import threading
+
+        self.interval, self.done = interval, threading.Event()
+        self.seen: dict[tuple[int, str], list[Any]] = {}
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+
+    def __enter__(self) -> CpuByFamily:
+        if Path("/proc/self/stat").exists():
+            self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.done.set()
+        if self.thread.is_alive():
+            self.thread.join()
+
+    def _loop(self) -> None:
+        tick, me = os.sysconf("SC_CLK_TCK"), os.getpid()
+        while True:
+            stats = {}
+            for entry in os.scandir("/proc"):
+                if entry.name.isdigit():
+                    try:
+                        text = Path(entry.path, "stat").read_text()
+                        fields = text[text.rindex(")") + 2:].split()
+                        stats[int(entry.name)] = fields
+                    except (OSError, ValueError):
+                        continue
+            for pid, fields in stats.items():
+                ancestor = int(fields[1])
+                while ancestor not in (me, 0, 1) and ancestor in stats:
+                    ancestor = int(stats[ancestor][1])
+                if ancestor != me:
+                    continue
+                key = (pid, fields[19])  # the pid and its start time: one process
+                if key not in self.seen:
+                    try:
+                        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+                    except OSError:
+                        continue
+                    self.seen[key] = [command.replace(b"\0", b" ").decode(errors="replace"), 0.0]
+                self.seen[key][1] = (int(fields[11]) + int(fields[12])) / tick
+            if self.done.wait(self.interval):
+                return
+
+    def totals(self) -> dict[str, float]:
+        found: dict[str, float] = {}
+        for command, seconds in self.seen.values():
+            family = next((name for name, words in FAMILIES
+                           if any(w in command for w in words)),
+                          "pytest and other Python")
+            found[family] = found.get(family, 0.0) + seconds
+        return {k: round(v, 1) for k, v in sorted(found.items(), key=lambda kv: -kv[1])}
+
+
 def measure_pytest(scratch: Path, python: str) -> tuple[float, str, float, list[dict[str, object]]]:
     """Wall seconds, pytest's last line, the CPU seconds the machine spent meanwhile
     (workers, fork servers, page processes, builds, Chromium; and anything else running,
@@ -131,11 +204,17 @@ def measure_pytest(scratch: Path, python: str) -> tuple[float, str, float, list[
     On 2 cores a wall figure near CPU / 2 says the run was bound by CPU; far above it,
     that it waited (a browser, a timeout)."""
     cpu = _machine_cpu()
-    seconds, done = run([*two_cores(), python, "-m", "pytest", "-q", "-n", "2",
-                         "--dist", "loadfile", f"--durations={SLOWEST}",
-                         f"--junitxml={scratch}/parallel.xml"])
+    with CpuByFamily() as families:
+        seconds, done = run([*two_cores(), python, "-m", "pytest", "-q", "-n", "2",
+                             "--dist", "loadfile", f"--durations={SLOWEST}",
+                             f"--junitxml={scratch}/parallel.xml"])
     tail = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr[-300:]
+    MEASURED_FAMILIES.update(families.totals())
     return seconds, tail, _machine_cpu() - cpu, slowest(done.stdout)
+
+
+#: The last pytest run's CPU seconds per process family (CpuByFamily).
+MEASURED_FAMILIES: dict[str, float] = {}
 
 
 def measure_builds(scratch: Path, python: str) -> tuple[float, float]:
@@ -278,6 +357,9 @@ def main() -> int:
     if "pytest" in rows and cpus:
         rows["pytest"]["cpu_seconds"] = round(statistics.median(cpus), 1)
         rows["pytest"]["slowest"] = slowest_tests
+        rows["pytest"]["cpu_seconds_by_process"] = MEASURED_FAMILIES
+        listed = ", ".join(f"{name} {value:.1f}" for name, value in MEASURED_FAMILIES.items())
+        print(f"pytest CPU s by process (sampled; a floor): {listed}")
     for name, note in notes.items():
         print(f"{name}: {note}")
     if slowest_tests:
