@@ -8,12 +8,21 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-__all__ = ["COPIED", "HARNESS", "ROOT", "SAMPLES", "copy_project"]
+__all__ = ["COPIED", "HARNESS", "NOTEBOOK", "NOTEBOOK_OPTIONS", "ROOT", "SAMPLES", "copy_project"]
 
 ROOT = Path(__file__).resolve().parents[1]
 """The checkout under test."""
 SAMPLES = ROOT / "tests" / "samples"
 HARNESS = ROOT / "harness"
+#: A committed notebook, and mkdocs-jupyter's options as the site sets them, for the
+#: notebook-conversion tests.
+NOTEBOOK = ROOT / "docs" / "cuadernos" / "que-es-pytorch.ipynb"
+NOTEBOOK_OPTIONS = {
+    "execute": False, "execute_ignore": [], "kernel_name": "", "theme": "",
+    "allow_errors": False, "show_input": True, "no_input": False, "no_prompt": False,
+    "remove_tag_config": {}, "highlight_extra_classes": "", "include_requirejs": False,
+    "custom_mathjax_url": "", "toc_depth": 6, "ignore_h1_titles": True,
+}
 #: What a copy of the project needs to build and to run its page examples.
 COPIED = ("docs", "snippets", "results", "overrides", "mkdocs.yml", "conftest.py")
 

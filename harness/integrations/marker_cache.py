@@ -24,12 +24,11 @@ import hashlib
 import json
 import os
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from harness.records.files import write_atomically
+from harness.integrations.cache_files import MAX_AGE_DAYS, prune_unused, read_entry, write_entry
 
 __all__ = ["FORMAT", "MarkerCache", "inputs_digest"]
 
@@ -82,34 +81,20 @@ class MarkerCache:
             self.hits += 1
             return self.memory[key]
         path = self.folder / f"{key}.json" if self.folder else None
-        if path is not None:
-            with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
-                entry = json.loads(path.read_text(encoding="utf-8"))
-                if entry["key"] == key:
-                    found = (str(entry["markdown"]), [str(m) for m in entry["stale"]])
-                    self.memory[key] = found
-                    self.hits += 1
-                    with contextlib.suppress(OSError):
-                        os.utime(path)
-                    return found
+        entry = read_entry(path, key) if path is not None else None
+        if entry is not None:
+            with contextlib.suppress(KeyError, TypeError):
+                found = (str(entry["markdown"]), [str(m) for m in entry["stale"]])
+                self.memory[key] = found
+                self.hits += 1
+                return found
         self.misses += 1
         markdown, stale = render()
         self.memory[key] = (markdown, list(stale))
         if path is not None:
-            with contextlib.suppress(OSError):
-                write_atomically(path, json.dumps(
-                    {"key": key, "markdown": markdown, "stale": list(stale)},
-                    ensure_ascii=False).encode("utf-8"))
+            write_entry(path, key, {"markdown": markdown, "stale": list(stale)})
         return markdown, list(stale)
 
-    def prune(self, max_age_days: float = 30) -> int:
+    def prune(self, max_age_days: float = MAX_AGE_DAYS) -> int:
         """Remove entries no build has used for ``max_age_days``."""
-        if self.folder is None or not self.folder.is_dir():
-            return 0
-        limit, removed = time.time() - max_age_days * 86400, 0
-        for path in [*self.folder.glob("*.json"), *self.folder.glob(".*.tmp")]:
-            with contextlib.suppress(OSError):
-                if path.stat().st_mtime < limit:
-                    path.unlink()
-                    removed += 1
-        return removed
+        return prune_unused([self.folder], max_age_days=max_age_days)

@@ -61,6 +61,7 @@ from importlib.util import MAGIC_NUMBER
 from pathlib import Path
 from typing import Any
 
+from harness.integrations.cache_files import MAX_AGE_DAYS, prune_unused, read_entry, write_entry
 from harness.records.files import write_atomically
 
 __all__ = ["FORMAT", "MAX_AGE_DAYS", "PREFETCH_WAIT", "Conversion", "NotebookCache", "Prefetch",
@@ -68,9 +69,6 @@ __all__ = ["FORMAT", "MAX_AGE_DAYS", "PREFETCH_WAIT", "Conversion", "NotebookCac
 
 FORMAT = 1
 """Bump when an entry's layout or meaning changes: old entries then never match."""
-
-MAX_AGE_DAYS = 30
-"""Entries no build has used for this long are removed by :meth:`NotebookCache.prune`."""
 
 #: Packages whose code shapes a converted page.
 RENDER_PACKAGES = ("mkdocs-jupyter", "nbconvert", "nbformat", "jupytext", "mistune",
@@ -271,21 +269,10 @@ class NotebookCache:
         return self.folder / f"{key}.json"
 
     def load(self, key: str) -> dict[str, Any] | None:
-        path = self._path(key)
-        try:
-            entry = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        if not isinstance(entry, dict) or entry.get("key") != key:
-            return None
-        with contextlib.suppress(OSError):
-            os.utime(path)  # used now: keeps it from pruning
-        return entry
+        return read_entry(self._path(key), key)
 
     def store(self, key: str, entry: dict[str, Any]) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        write_atomically(self._path(key),
-                          json.dumps({**entry, "key": key}, ensure_ascii=False).encode())
+        write_entry(self._path(key), key, entry)
 
     def converted(self, source: Path, conversion: Conversion) -> dict[str, Any]:
         """The conversion of ``source``, from the cache when its key is there."""
@@ -326,19 +313,8 @@ class NotebookCache:
 
     def prune(self, max_age_days: float = MAX_AGE_DAYS) -> int:
         """Remove entries (and stray temporary files) unused for ``max_age_days``."""
-        if not self.folder.is_dir():
-            return 0
-        limit = time.time() - max_age_days * 86400
-        removed = 0
         folders = {self.folder, *([self.templates.folder] if self.templates.folder else [])}
-        paths = [p for folder in folders for pattern in ("*.json", "*.code", ".*.tmp")
-                 for p in folder.glob(pattern)]
-        for path in paths:
-            with contextlib.suppress(OSError):
-                if path.stat().st_mtime < limit:
-                    path.unlink()
-                    removed += 1
-        return removed
+        return prune_unused(folders, ("*.json", "*.code"), max_age_days)
 
 
 class Prefetch:

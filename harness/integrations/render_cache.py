@@ -45,6 +45,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from harness.integrations.cache_files import MAX_AGE_DAYS, prune_unused
 from harness.records.files import write_atomically
 
 __all__ = ["FORMAT", "RECENT_SECONDS", "SAFE_EXTENSIONS", "RenderCache"]
@@ -455,14 +456,6 @@ class RenderCache:
             os.utime(path)  # used now: keeps it from pruning
         return True
 
-    def prune(self, max_age_days: float = 30) -> int:
+    def prune(self, max_age_days: float = MAX_AGE_DAYS) -> int:
         """Remove entries no build has used for ``max_age_days``."""
-        if self.folder is None or not self.folder.is_dir():
-            return 0
-        limit, removed = time.time() - max_age_days * 86400, 0
-        for path in [*self.folder.glob("*.json"), *self.folder.glob(".*.tmp")]:
-            with contextlib.suppress(OSError):
-                if path.stat().st_mtime < limit:
-                    path.unlink()
-                    removed += 1
-        return removed
+        return prune_unused([self.folder], max_age_days=max_age_days)

@@ -21,18 +21,15 @@ and the folder is safe to delete. :meth:`SearchCache.install` wraps one build's
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
 import sys
-import time
 from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from harness.records.files import write_atomically
+from harness.integrations.cache_files import MAX_AGE_DAYS, prune_unused, read_entry, write_entry
 
 __all__ = ["FORMAT", "SearchCache", "search_fingerprint"]
 
@@ -81,26 +78,14 @@ class SearchCache:
     def _load(self, key: str) -> list[dict[str, Any]] | None:
         if self.folder is None:
             return None
-        path = self.folder / f"{key}.json"
-        try:
-            entry = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        if not isinstance(entry, dict) or entry.get("key") != key:
-            return None
-        with contextlib.suppress(OSError):
-            os.utime(path)  # used now: keeps it from pruning
-        return entry.get("entries")
+        entry = read_entry(self.folder / f"{key}.json", key)
+        return None if entry is None else entry.get("entries")
 
     def _store(self, key: str, entries: list[dict[str, Any]]) -> None:
         if self.folder is None:
             return
-        try:
-            data = json.dumps({"key": key, "entries": entries}, ensure_ascii=False)
-        except (TypeError, ValueError):
-            return  # an entry holds a value JSON cannot carry back unchanged: not cached
-        with contextlib.suppress(OSError):
-            write_atomically(self.folder / f"{key}.json", data.encode("utf-8"))
+        # An entry holding a value JSON cannot carry back unchanged is not cached.
+        write_entry(self.folder / f"{key}.json", key, {"entries": entries})
 
     def install(self, index: Any, skip: Callable[[Any], bool] = lambda page: False) -> None:
         """Make ``index.add_entry_from_context`` read a page's entries from this cache.
@@ -131,14 +116,6 @@ class SearchCache:
 
         index.add_entry_from_context = add_entry_from_context
 
-    def prune(self, max_age_days: float = 30) -> int:
+    def prune(self, max_age_days: float = MAX_AGE_DAYS) -> int:
         """Remove entries no build has used for ``max_age_days``."""
-        if self.folder is None or not self.folder.is_dir():
-            return 0
-        limit, removed = time.time() - max_age_days * 86400, 0
-        for path in [*self.folder.glob("*.json"), *self.folder.glob(".*.tmp")]:
-            with contextlib.suppress(OSError):
-                if path.stat().st_mtime < limit:
-                    path.unlink()
-                    removed += 1
-        return removed
+        return prune_unused([self.folder], max_age_days=max_age_days)

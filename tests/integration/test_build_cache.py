@@ -23,7 +23,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from support import ROOT, copy_project
+from support import NOTEBOOK, NOTEBOOK_OPTIONS, ROOT, copy_project
 
 from harness.integrations import render_cache, search_cache
 from harness.integrations.render_cache import RenderCache
@@ -303,22 +303,13 @@ print("ok")
 """
 
 
-NOTEBOOK = ROOT / "docs" / "cuadernos" / "que-es-pytorch.ipynb"
-OPTIONS = {
-    "execute": False, "execute_ignore": [], "kernel_name": "", "theme": "",
-    "allow_errors": False, "show_input": True, "no_input": False, "no_prompt": False,
-    "remove_tag_config": {}, "highlight_extra_classes": "", "include_requirejs": False,
-    "custom_mathjax_url": "", "toc_depth": 6, "ignore_h1_titles": True,
-}
-
-
 def test_a_prefetched_conversion_is_the_conversion(tmp_path):
     """In a fresh process (a fork is only safe without threads, unlike a pytest worker)."""
     notebook = tmp_path / "cuaderno.ipynb"
     shutil.copy2(NOTEBOOK, notebook)
     done = subprocess.run(
         [sys.executable, "-c", PREFETCH, str(notebook), str(tmp_path / "cache"),
-         json.dumps(OPTIONS)],
+         json.dumps(NOTEBOOK_OPTIONS)],
         cwd=ROOT, capture_output=True, text=True, timeout=120,
     )
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stdout + done.stderr

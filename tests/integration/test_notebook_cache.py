@@ -10,19 +10,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+from support import NOTEBOOK
+from support import NOTEBOOK_OPTIONS as OPTIONS
 
 from harness.integrations import notebook_cache
 from harness.integrations.notebook_cache import Conversion, NotebookCache, render_fingerprint
-
-ROOT = Path(__file__).parents[2]
-NOTEBOOK = ROOT / "docs" / "cuadernos" / "que-es-pytorch.ipynb"
-
-OPTIONS = {
-    "execute": False, "execute_ignore": [], "kernel_name": "", "theme": "",
-    "allow_errors": False, "show_input": True, "no_input": False, "no_prompt": False,
-    "remove_tag_config": {}, "highlight_extra_classes": "", "include_requirejs": False,
-    "custom_mathjax_url": "", "toc_depth": 6, "ignore_h1_titles": True,
-}
 
 
 @pytest.fixture(scope="module")
