@@ -8,11 +8,14 @@ Standard library only: every layer imports this module.
 from __future__ import annotations
 
 import difflib
+import re
+import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-__all__ = ["HarnessError", "Location", "relative", "suggest"]
+__all__ = ["HarnessError", "Location", "parse_toml", "relative", "suggest"]
 
 
 class HarnessError(Exception):
@@ -44,3 +47,13 @@ def suggest(wrong: str, valid: Iterable[str]) -> str:
     close = difflib.get_close_matches(wrong, ordered, n=1)
     hint = f" Did you mean {close[0]!r}?" if close else ""
     return f"{hint} Valid: {', '.join(ordered) or '(none)'}."
+
+
+def parse_toml(text: str, shown: object) -> dict[str, Any]:
+    """``text`` (the file ``shown``) as TOML; a syntax error names ``shown`` and its line."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        line = re.search(r"line (\d+)", str(exc))
+        raise HarnessError(
+            f"{shown}:{line.group(1) if line else 1}: malformed TOML: {exc}") from None

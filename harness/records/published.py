@@ -8,12 +8,10 @@ saying «sin medición». ``python -m harness publish add BUILD DEVICE`` adds a 
 
 from __future__ import annotations
 
-import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.core.errors import HarnessError, Location, relative
+from harness.core.errors import HarnessError, Location, parse_toml, relative
 from harness.records.files import locked, replace_together
 from harness.records.store import Records, version_key
 
@@ -45,12 +43,7 @@ def read_published(results: Path, *, root: Path) -> list[Published]:
     if not path.exists():
         raise HarnessError(f"{shown}:1: missing; it lists the record sets the site publishes")
     text = path.read_text(encoding="utf-8")
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        line = re.search(r"line (\d+)", str(exc))
-        where = line.group(1) if line else 1
-        raise HarnessError(f"{shown}:{where}: malformed TOML: {exc}") from None
+    data = parse_toml(text, shown)
     headers = [n for n, line in enumerate(text.splitlines(), 1) if line.strip() == "[[set]]"]
     if set(data) - {"set"}:
         raise HarnessError(f"{shown}:1: only [[set]] tables are allowed")

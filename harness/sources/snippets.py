@@ -11,11 +11,10 @@ from __future__ import annotations
 import ast
 import hashlib
 import re
-import tomllib
 from pathlib import Path
 from typing import Any
 
-from harness.core.errors import HarnessError, Location, relative, suggest
+from harness.core.errors import HarnessError, Location, parse_toml, relative, suggest
 from harness.core.types import Expectation, Snippet, Unchecked
 
 __all__ = [
@@ -156,10 +155,7 @@ def load_expectations(
     for path in sorted(snippets_dir.glob(f"*/{EXPECTATIONS_FILE}")):
         shown = relative(path, root)
         text = path.read_text(encoding="utf-8")
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise HarnessError(f"{shown}: malformed TOML: {exc}") from None
+        data = parse_toml(text, shown)
         extra = set(data) - {"expect", "unchecked"}
         if extra:
             raise HarnessError(

@@ -14,11 +14,10 @@ import dataclasses
 import hashlib
 import json
 import re
-import tomllib
 from pathlib import Path
 from typing import Any
 
-from harness.core.errors import HarnessError, Location, relative, suggest
+from harness.core.errors import HarnessError, Location, parse_toml, relative, suggest
 from harness.core.types import DEVICE_TYPES, DTYPES, TASKS, TrialSpec
 
 __all__ = [
@@ -200,13 +199,7 @@ def load_trials(
     """Every trial of ``path`` keyed by name, in file order; errors name file:line."""
     shown = relative(path, root or HERE.parent)
     text = path.read_text(encoding="utf-8")
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        line = re.search(r"line (\d+)", str(exc))
-        raise HarnessError(
-            f"{shown}:{line.group(1) if line else 1}: malformed TOML: {exc}"
-        ) from None
+    data = parse_toml(text, shown)
     extra = set(data) - {"trial"}
     if extra:
         raise HarnessError(

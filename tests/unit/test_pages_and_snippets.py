@@ -73,7 +73,7 @@ MINI = Path(__file__).parents[1] / "samples" / "mini" / "snippets"
     ("old", "new", "message"),
     [
         ("value = 6.0\n", "value = = 6.0\n",
-         "expectations.toml: malformed TOML: Invalid value (at line 4"),
+         "expectations.toml:4: malformed TOML: Invalid value (at line 4"),
         ('name = "doubled"', 'nmae = "doubled"',
          "expectations.toml:13: unknown key 'nmae' in [[expect]]. Did you mean 'name'?"),
         ("none = true", "none = true\nvalue = 1.0",
