@@ -42,14 +42,17 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 import uuid
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
+# The tests' helpers for a project copy, a served site and Chromium's flags: the serve
+# figure measures what tests/browser/test_serve.py checks, the same way.
+sys.path.insert(0, str(ROOT / "tests"))
+from support import CHROMIUM_ARGS, SERVED, copy_project, free_port, serving, site_path  # noqa: E402
+
 RESULTS = ROOT / "benchmarks" / "results"
 #: Seconds on the reference machine, from issue 12.
 TARGETS = {"pytest": 30.0, "build_cold": 4.0, "build_warm": 1.5, "serve": 2.0}
@@ -60,9 +63,6 @@ REFERENCE_YARDSTICK = 0.45
 YARDSTICK = "s = 0\nfor i in range(5_000_000):\n    s += i * i\n"
 SNIPPET = "que-es-pytorch/derivada_cuadrado"
 PAGE = "que-es-pytorch/"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
 
 
 def yardstick() -> float:
@@ -232,12 +232,6 @@ def measure_builds(scratch: Path, python: str) -> tuple[float, float]:
     return cold, warm
 
 
-def _site_path(config: Path) -> str:
-    found = re.search(r"^site_url:\s*(\S+)", config.read_text(), re.M)
-    path = urlsplit(found.group(1)).path if found else "/"
-    return path if path.endswith("/") else path + "/"
-
-
 def measure_serve(scratch: Path, python: str) -> float:
     """Seconds from a snippet's save to Chromium showing the change under `mkdocs serve`."""
     from playwright.sync_api import sync_playwright
@@ -247,31 +241,18 @@ def measure_serve(scratch: Path, python: str) -> float:
         raise RuntimeError("no `chromium` executable (make browser)")
     copy = scratch / "serve-copy"
     shutil.rmtree(copy, ignore_errors=True)
-    for name in ("docs", "snippets", "results", "overrides", "harness", "mkdocs.yml"):
-        source = ROOT / name
-        if source.is_dir():
-            shutil.copytree(source, copy / name, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy2(source, copy / name)
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    url = f"http://127.0.0.1:{port}{_site_path(copy / 'mkdocs.yml')}{PAGE}"
+    copy_project(copy, SERVED)
+    port = free_port()
+    url = f"http://127.0.0.1:{port}{site_path(copy / 'mkdocs.yml')}{PAGE}"
     server = subprocess.Popen(
         [python, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"], cwd=copy,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         env={**os.environ, "NO_MKDOCS_2_WARNING": "1",
              "HARNESS_CACHE": str(scratch / "build-cache")})
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                with urllib.request.urlopen(url, timeout=2):
-                    break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise RuntimeError("mkdocs serve did not start") from None
-                time.sleep(0.2)
+        problem = serving(url, server, timeout=120)
+        if problem:
+            raise RuntimeError(problem)
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=executable, headless=True,
                                                  args=CHROMIUM_ARGS)

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from support import ROOT, SAMPLES, without_torch
 
 pytest_plugins = ["pytester"]
 
-SAMPLES = Path(__file__).parent / "samples"
-ROOT = Path(__file__).parent.parent
 BUILD_CACHE = ROOT / ".cache" / "harness"
 
 os.environ.setdefault("HARNESS_CACHE", str(BUILD_CACHE))
@@ -74,18 +75,9 @@ def mini(pytester: pytest.Pytester) -> Path:
 def build_site(root: Path, destination: Path, *, poison: Path, config: str = "mkdocs.yml"):
     """``mkdocs build --strict`` of ``root`` in a subprocess where importing torch fails:
     the docs build reads records and must never run torch (DESIGN.md, promise 5)."""
-    import os
-    import subprocess
-    import sys
-
-    poison.mkdir(parents=True, exist_ok=True)
-    (poison / "torch.py").write_text(
-        'raise ImportError("the docs build imported torch; it must only read records")\n'
-    )
-    env = {**os.environ, "PYTHONPATH": str(poison), "NO_MKDOCS_2_WARNING": "1"}
     return subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", config, "-d", str(destination)],
-        cwd=root, env=env, capture_output=True, text=True, timeout=120,
+        cwd=root, env=without_torch(poison), capture_output=True, text=True, timeout=120,
     )
 
 
@@ -95,7 +87,6 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     worker to ask builds it under a lock, the others wait and read the same folder
     (links, page structure, browser tests and anything else that reads a built site)."""
     import fcntl
-    import os
 
     # Under xdist each worker's basetemp sits in the run's own folder; serially the
     # parent would outlive the run and serve yesterday's site.

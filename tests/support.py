@@ -5,10 +5,18 @@ Importable as ``support`` from any test (pyproject sets ``pythonpath = ["tests"]
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
+import socket
+import subprocess
+import time
+import urllib.request
 from pathlib import Path
+from urllib.parse import urlsplit
 
-__all__ = ["COPIED", "HARNESS", "NOTEBOOK", "NOTEBOOK_OPTIONS", "ROOT", "SAMPLES", "copy_project"]
+__all__ = ["CHROMIUM_ARGS", "COPIED", "HARNESS", "NOTEBOOK", "NOTEBOOK_OPTIONS", "ROOT", "SAMPLES",
+           "SERVED", "copy_project", "free_port", "serving", "site_path", "without_torch"]
 
 ROOT = Path(__file__).resolve().parents[1]
 """The checkout under test."""
@@ -25,6 +33,11 @@ NOTEBOOK_OPTIONS = {
 }
 #: What a copy of the project needs to build and to run its page examples.
 COPIED = ("docs", "snippets", "results", "overrides", "mkdocs.yml", "conftest.py")
+#: What a copy of the project needs to be served (`mkdocs serve` runs its harness plugin).
+SERVED = ("docs", "snippets", "results", "overrides", "harness", "mkdocs.yml")
+#: Debian's Chromium, headless, as the browser tests and the serve benchmark drive it.
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
 def copy_project(target: Path, names: tuple[str, ...] = COPIED) -> Path:
@@ -37,3 +50,42 @@ def copy_project(target: Path, names: tuple[str, ...] = COPIED) -> Path:
         else:
             shutil.copy2(source, target / name)
     return target
+
+
+def site_path(config: Path = ROOT / "mkdocs.yml") -> str:
+    """The path part of ``config``'s ``site_url``, with a trailing slash ("/" without one)."""
+    found = re.search(r"^site_url:\s*(\S+)", config.read_text(), re.M)
+    path = urlsplit(found.group(1)).path if found else "/"
+    return path if path.endswith("/") else path + "/"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def serving(url: str, server: subprocess.Popen, timeout: float) -> str:
+    """Wait until ``url`` answers 200; "" then, or why not (the server exited, or time ran
+    out)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            return f"mkdocs serve exited ({server.returncode})"
+        try:
+            with urllib.request.urlopen(url, timeout=2) as answer:
+                if answer.status == 200:
+                    return ""
+        except OSError:
+            time.sleep(0.2)
+    return f"mkdocs serve did not answer {url} within {timeout} s"
+
+
+def without_torch(folder: Path) -> dict[str, str]:
+    """An environment for a subprocess in which ``import torch`` fails (a ``torch``
+    module in ``folder``, first on PYTHONPATH): for what must never import torch, such
+    as the docs build (DESIGN.md, promise 5)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "torch.py").write_text(
+        'raise ImportError("torch was imported where it must not be")\n')
+    return {**os.environ, "PYTHONPATH": str(folder), "NO_MKDOCS_2_WARNING": "1"}

@@ -20,10 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import CHROMIUM_ARGS, ROOT
 
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+ARTIFACTS = ROOT / "test-artifacts"
 #: Every page's screenshots, one file per layout: <page>-<width>-<light|dark>.jpg.
 SCREENSHOTS = ARTIFACTS / "screenshots"
 ARTICLES = ["que-es-pytorch", "backward-frente-a-autograd-grad", "medir-pytorch",

@@ -13,11 +13,11 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from support import ROOT
 
 from tests.browser.conftest import ARTICLES, SCREENSHOTS
 
 pytestmark = pytest.mark.browser
-ROOT = Path(__file__).resolve().parents[2]
 
 NOTEBOOKS = [f"{lang}cuadernos/{slug}/" for lang in ("", "en/") for slug in ARTICLES]
 MAX_PAGE_BYTES = 250 * 1024

@@ -10,51 +10,19 @@ with ``CI=true`` it fails instead (``make browser`` installs Chromium).
 from __future__ import annotations
 
 import os
-import re
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 import uuid
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
-from support import copy_project
+from support import SERVED, copy_project, free_port, serving, site_path
 
 pytestmark = pytest.mark.browser
 
-COPIED = ("docs", "snippets", "results", "overrides", "harness", "mkdocs.yml")
 SNIPPET = "que-es-pytorch/derivada_cuadrado"
 PAGE = "que-es-pytorch/"
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _site_path(config: Path) -> str:
-    found = re.search(r"^site_url:\s*(\S+)", config.read_text(), re.M)
-    path = urlsplit(found.group(1)).path if found else "/"
-    return path if path.endswith("/") else path + "/"
-
-
-def _wait_for(url: str, server: subprocess.Popen, log, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            log.seek(0)
-            pytest.fail(f"mkdocs serve exited ({server.returncode}):\n{log.read()}")
-        try:
-            with urllib.request.urlopen(url, timeout=2) as answer:
-                if answer.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.2)
-    pytest.fail(f"mkdocs serve did not answer {url} within {timeout} s")
-
-
 def _recorded(copy: Path, snippet: str) -> bool:
     return any(f'"snippet": "{snippet}"' in path.read_text(encoding="utf-8")
                for path in copy.glob("results/*/*.examples.jsonl"))
@@ -63,9 +31,9 @@ def _recorded(copy: Path, snippet: str) -> bool:
 def test_a_snippet_edit_reloads_its_page_in_the_browser(tmp_path: Path, chromium) -> None:
     """Uses the run's one browser (tests/browser/conftest.py): a second sync Playwright
     in the same worker would collide with the first one's event loop."""
-    copy = copy_project(tmp_path / "project", COPIED)
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}{_site_path(copy / 'mkdocs.yml')}{PAGE}"
+    copy = copy_project(tmp_path / "project", SERVED)
+    port = free_port()
+    url = f"http://127.0.0.1:{port}{site_path(copy / 'mkdocs.yml')}{PAGE}"
     log = (tmp_path / "serve.log").open("w+")
     server = subprocess.Popen(
         [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}",
@@ -74,7 +42,10 @@ def test_a_snippet_edit_reloads_its_page_in_the_browser(tmp_path: Path, chromium
         env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
     )
     try:
-        _wait_for(url, server, log, timeout=90)
+        problem = serving(url, server, timeout=90)
+        if problem:
+            log.seek(0)
+            pytest.fail(f"{problem}:\n{log.read()}")
         page = chromium.new_page()
         try:
             page.goto(url)

@@ -15,16 +15,14 @@ installs Debian's Chromium.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from support import ROOT
 
 from tests.browser.conftest import ARTICLES, screenshot
 
 pytestmark = pytest.mark.browser
-
-ROOT = Path(__file__).resolve().parents[2]
 
 SPANISH_PAGES = ["", *(f"{slug}/" for slug in ARTICLES), *(f"cuadernos/{s}/" for s in ARTICLES)]
 PAGES = [*SPANISH_PAGES, *(f"en/{page}" for page in SPANISH_PAGES)]

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from support import copy_project
+from support import copy_project, without_torch
 
 from .conftest import inject, record_files
 
@@ -270,7 +270,6 @@ STALE = "stale-typed-markup"
 def batch(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, object, str]]:
     """Every broken copy of this module, built in one MkDocs process (it starts once):
     key → (the copy, what its injection returned, its build log)."""
-    import os
     import subprocess
     import sys
 
@@ -279,12 +278,10 @@ def batch(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, obj
     for key, inject_fault in [*FAULTS.items(), (STALE, _stale_typed_and_markup)]:
         root = copy_project(tmp_path_factory.mktemp(key))
         roots[key], injected[key] = root, inject_fault(root)
-    poison = tmp_path_factory.mktemp("no-torch")
-    (poison / "torch.py").write_text('raise ImportError("the docs build imported torch")\n')
     done = subprocess.run(
         [sys.executable, "-c", BATCH_BUILD, *map(str, roots.values())],
         capture_output=True, text=True, timeout=180,
-        env={**os.environ, "PYTHONPATH": str(poison), "NO_MKDOCS_2_WARNING": "1"},
+        env=without_torch(tmp_path_factory.mktemp("no-torch")),
     )
     logs = dict(zip(roots, done.stdout.split("=== ")[1:], strict=True))
     return {key: (root, injected[key], logs[key]) for key, root in roots.items()}

@@ -22,8 +22,8 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
+from support import ROOT, site_path
 
-ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
 
 # Attributes that load or lead to another resource.
@@ -109,15 +109,6 @@ def site(built_site: Path) -> Site:
     # build that lost its pages must not pass for a build without broken links.
     assert len(pages) >= 10, f"only {len(pages)} HTML files in {built_site}: {sorted(pages)}"
     return Site(root=built_site, pages=pages, base=site_path())
-
-
-def site_path() -> str:
-    """The path part of mkdocs.yml's ``site_url``, with a trailing slash ("/" without one)."""
-    import re
-
-    found = re.search(r"^site_url:\s*(\S+)", (ROOT / "mkdocs.yml").read_text(), re.M)
-    path = urlsplit(found.group(1)).path if found else "/"
-    return path if path.endswith("/") else path + "/"
 
 
 def _external(url: str) -> bool:

@@ -15,12 +15,12 @@ import pytest
 from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
+from support import ROOT
 
 from harness.records.store import load_all
 from harness.sources.project import Project
 from harness.views.notebooks import NOTEBOOK_DIR, out_of_date
 
-ROOT = Path(__file__).parents[2]
 FOLDER = ROOT / "docs" / NOTEBOOK_DIR
 
 

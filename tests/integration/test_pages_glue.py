@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support import SAMPLES
 
 FAULT_PAGES = {
     # page name: (snippet source, expectation name, expected value)
@@ -43,7 +44,7 @@ def faults(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, str]:
     import sys
 
     root = tmp_path_factory.mktemp("faults")
-    shutil.copytree(Path(__file__).parent.parent / "samples" / "mini", root, dirs_exist_ok=True)
+    shutil.copytree(SAMPLES / "mini", root, dirs_exist_ok=True)
     for name, (source, expect, value) in FAULT_PAGES.items():
         first = '```python\n--8<-- "pagina/cuadrado.py"\n```\n\n' if name == "namespace" else ""
         add_page(root, name, source, expect, value, first=first)

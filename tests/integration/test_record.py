@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import ROOT
+from support import ROOT, without_torch
 
 from harness.records.store import load_all
 from harness.sources.trials import load_trials, spec_sha256
@@ -148,14 +148,11 @@ def run_record(*args: str, cwd: Path = ROOT, **kwargs) -> subprocess.CompletedPr
 
 def test_nothing_recorded_is_a_failure_and_writes_nothing(tmp_path: Path) -> None:
     # No chosen trial applies on the CPU: known before torch is imported, which here fails.
-    poison = tmp_path / "no-torch"
-    poison.mkdir()
-    (poison / "torch.py").write_text('raise ImportError("torch was imported")\n')
     results = tmp_path / "results"
     results.mkdir()
     done = run_record("--only", "trials", "--results", str(results), "--trials-file", str(TINY),
                       "--trials", "tiny_gpu_only",
-                      env={**__import__("os").environ, "PYTHONPATH": str(poison)})
+                      env=without_torch(tmp_path / "no-torch"))
     assert done.returncode == 1, done.stderr
     assert "nothing was recorded; the previous records are unchanged" in done.stderr
     assert not any(results.iterdir())

@@ -14,6 +14,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from support import SAMPLES
 
 from harness.core.errors import HarnessError, Location
 from harness.core.rows import ARTICLE_COLUMNS, CSV_HEADER
@@ -26,8 +27,6 @@ from harness.sources.project import Project
 from harness.sources.trials import load_trials, spec_sha256, workload_sources
 from harness.views.markers import MARKERS, Page, Site, render_marker
 from harness.views.measured import render_measured
-
-SAMPLES = Path(__file__).parents[1] / "samples"
 
 
 @pytest.fixture(scope="module")
