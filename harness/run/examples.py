@@ -8,6 +8,7 @@ pytest fails on a mismatch; the record command writes what it saw. Both use
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -36,16 +37,23 @@ DEFAULT_TIMEOUT_S = 60.0
 TIMEOUT_ENV = "HARNESS_EXAMPLE_TIMEOUT"
 
 
+#: The largest per-snippet limit: a day. A larger one would leave a hang unguarded.
+MAX_TIMEOUT_S = 86_400.0
+
+
 def timeout_from_env(default: float = DEFAULT_TIMEOUT_S) -> float:
+    """The per-snippet limit from ``HARNESS_EXAMPLE_TIMEOUT``: finite, positive, at most
+    :data:`MAX_TIMEOUT_S` (``nan`` would turn the guard off, ``inf`` overflow the clock)."""
     raw = os.environ.get(TIMEOUT_ENV, "")
     if not raw:
         return default
     try:
         value = float(raw)
     except ValueError:
-        raise HarnessError(f"{TIMEOUT_ENV}={raw!r}: expected a number of seconds") from None
-    if value <= 0:
-        raise HarnessError(f"{TIMEOUT_ENV}={raw!r}: expected a positive number of seconds")
+        value = math.nan
+    if not 0 < value <= MAX_TIMEOUT_S:  # also false for nan
+        raise HarnessError(f"{TIMEOUT_ENV}={raw!r}: expected a number of seconds greater "
+                           f"than 0 and at most {MAX_TIMEOUT_S:g}")
     return value
 
 
@@ -106,7 +114,7 @@ class PageSession:
     def run(self, snippet: Snippet) -> list[Checked]:
         """Run a Python snippet; raises SnippetFailed when it did not complete cleanly."""
         if self.runner is None:
-            self.runner = PageRunner(root=self.project.root)
+            self.runner = PageRunner()
         shown = self.project.shown(snippet.path)
         if self.leaked:
             raise SnippetFailed(f"{shown}: not trusted: it ran after {self.leaked}")

@@ -1,34 +1,39 @@
-"""The child side of :mod:`harness.run.sandbox`: runs one page's snippets in one
-namespace, in a scratch working directory, and answers over a pipe.
+"""The child side of :mod:`harness.run.sandbox`: one page's snippets, run in one
+namespace in a scratch working directory, answering over a ``multiprocessing``
+connection.
 
-Requests arrive as JSON lines on stdin (``{"path", "shown", "id", "names"}``);
-each answer is one JSON line on the file descriptor named by ``argv[1]``:
-``{"observations": [...], "failure": str, "state": {...}}``. A snippet's own
-output goes to this process's stdout/stderr, which the parent keeps apart from
-the answers. ``SystemExit`` (``sys.exit``) is caught and reported as a failure;
-``os._exit`` and crashes end the process, which the parent sees as a closed pipe.
-
-``python -m harness.run.worker --zygote FD`` is the fork server of
-:mod:`harness.run.sandbox`: it imports torch once, runs no torch operation (so no
-thread pool exists to be copied half-held), and for each request on the Unix socket
-``FD`` forks a fresh page process that is exactly what the spawned worker is from its
-first snippet on: its own pipes, log, scratch working directory, environment and
-namespace. The fork server reaps its children and writes each exit code (as
-:attr:`subprocess.Popen.returncode` would give it) to the status pipe of its request.
+:func:`serve` is the target of the page's :class:`multiprocessing.Process`. Each
+request is ``{"path", "shown", "id", "names"}`` (``None`` ends the page); each answer
+is ``{"observations": [...], "failure": str, "state": {...}, "seconds": float,
+"imported": [...]}``. A snippet's own output goes to the page's log file, kept apart
+from the answers. ``SystemExit`` (``sys.exit``) is caught and reported as a failure;
+``os._exit`` and crashes end the process, which the parent sees as a closed
+connection and an exit code.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import select
-import signal
-import socket
 import sys
+import time
 import traceback
+from multiprocessing.connection import Connection
 from typing import Any
 
-__all__ = ["main", "torch_state", "zygote"]
+__all__ = ["PRELOAD", "serve", "torch_state"]
+
+#: Imported once by the fork server, before any page forks from it. Beyond ``torch``,
+#: these are what the first optimizer step (``torch._dynamo``, about 1 s), the first
+#: symbolic-shape error path and the timing snippet import on first use: imported in
+#: the page they would land on a snippet's clock, which is the hang guard's clock.
+#: tests/unit/test_sandbox.py checks that no real snippet imports much beyond them.
+PRELOAD = (
+    "torch",
+    "torch._dynamo",
+    "torch.fx.experimental.symbolic_shapes",
+    "torch.utils.benchmark",
+    "harness.run.execute",
+)
 
 
 def torch_state() -> dict[str, str]:
@@ -67,154 +72,56 @@ def _answer(request: dict[str, Any], namespace: dict[str, Any]) -> dict[str, Any
     with open(request["path"], encoding="utf-8") as handle:
         code = compile(handle.read(), shown, "exec")
     namespace.setdefault("__name__", "__main__")
+    before = set(sys.modules)
+    start = time.perf_counter()
+    failure = ""
     try:
         exec(code, namespace)
     except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt included
-        return {"failure": _failure(exc, shown, snippet_id), "observations": [],
-                "state": torch_state()}
+        failure = _failure(exc, shown, snippet_id)
+    timing = {"seconds": time.perf_counter() - start,
+              "imported": sorted(set(sys.modules) - before)}
+    if failure:
+        return {"failure": failure, "observations": [], "state": torch_state(), **timing}
     observations = []
     for name in request["names"]:
         try:
             observations.append(observe_name(namespace, name))
         except LookupError as exc:
             observations.append({"name": name, "missing": str(exc)})
-    return {"failure": "", "observations": observations, "state": torch_state()}
+    return {"failure": "", "observations": observations, "state": torch_state(), **timing}
 
 
-def _serve(answers_fd: int) -> int:
-    answers = os.fdopen(answers_fd, "w", encoding="utf-8")
-    import torch  # noqa: F401 - imported before the first snippet so its clock starts clean
+def _isolate(*, scratch: str, log: str, env: dict[str, str]) -> None:
+    """Make this process what ``python snippet.py`` started in ``scratch`` would be:
+    its own output file, working directory, environment, and fresh random state."""
+    with open(log, "a", encoding="utf-8") as handle:
+        os.dup2(handle.fileno(), 1)
+        os.dup2(handle.fileno(), 2)
+    with open(os.devnull, encoding="utf-8") as null:
+        os.dup2(null.fileno(), 0)
+    os.chdir(scratch)
+    os.environ.clear()
+    os.environ.update(env)
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:  # a spawned page draws fresh entropy; so does a forked one
+        numpy.random.seed()
 
+
+def serve(connection: Connection, scratch: str, log: str, env: dict[str, str]) -> None:
+    """The page process: answer requests until the parent sends ``None`` or goes away."""
+    _isolate(scratch=scratch, log=log, env=env)
+    import torch  # noqa: F401 - before the first snippet, so its clock starts clean
+
+    connection.send({"ready": True, "state": torch_state()})
     namespace: dict[str, Any] = {}
-    before = torch_state()
-    answers.write(json.dumps({"ready": True, "state": before}) + "\n")
-    answers.flush()
-    for line in sys.stdin:
-        request = json.loads(line)
-        answers.write(json.dumps(_answer(request, namespace)) + "\n")
-        answers.flush()
-    return 0
-
-
-def main(argv: list[str]) -> int:
-    if len(argv) > 2 and argv[1] == "--zygote":
-        return zygote(int(argv[2]))
-    return _serve(int(argv[1]))
-
-
-#: Largest spawn request (JSON: scratch folder and environment) the fork server reads.
-_REQUEST_BYTES = 1 << 20
-
-
-def _become_page(request: dict[str, Any], fds: list[int], keep_closed: list[int]) -> None:
-    """In the forked child: take the request's pipes, folder and environment, and
-    serve the page; never returns into the fork server's loop."""
-    code = 1
-    try:
-        signal.set_wakeup_fd(-1)
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        for fd in keep_closed:
-            os.close(fd)
-        requests, answers, log, status = fds
-        os.close(status)
-        os.dup2(requests, 0)
-        os.dup2(log, 1)
-        os.dup2(log, 2)
-        os.close(requests)
-        os.close(log)
-        sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115 - the page's stdin
-        os.chdir(request["scratch"])
-        # What ``python -m`` started in the scratch folder would have as sys.path[0].
-        if sys.path and sys.path[0] == request["home"]:
-            sys.path[0] = os.getcwd()
-        os.environ.clear()
-        os.environ.update(request["env"])
-        numpy = sys.modules.get("numpy")
-        if numpy is not None:  # a spawned page draws fresh entropy; so does a forked one
-            numpy.random.seed()
-        code = _serve(answers)
-    except BaseException:  # noqa: BLE001 - reported in the page's log, as a crash would be
-        traceback.print_exc()
-    finally:
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except Exception:  # noqa: BLE001, S110 - a closed stream must not hide the exit
-                pass
-        os._exit(code)
-
-
-def _reap(children: dict[int, int]) -> None:
-    while children:
+    while True:
         try:
-            pid, status = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
-        fd = children.pop(pid, None)
-        if fd is not None:
-            try:
-                os.write(fd, f"{os.waitstatus_to_exitcode(status)}\n".encode())
-            except OSError:
-                pass
-            os.close(fd)
-
-
-def zygote(control_fd: int) -> int:
-    """The fork server's loop (see the module docstring); ends when the parent closes
-    the socket, killing any page process still running."""
-    control = socket.socket(fileno=control_fd)
-    import torch  # noqa: F401 - once, for every page this server forks
-
-    import harness.run.execute  # noqa: F401 - what every page's first answer imports
-
-    wake_read, wake_write = os.pipe()
-    os.set_blocking(wake_read, False)
-    os.set_blocking(wake_write, False)
-    signal.set_wakeup_fd(wake_write)
-    signal.signal(signal.SIGCHLD, lambda *_: None)
-    children: dict[int, int] = {}
-    home = os.getcwd()
-    try:
-        while True:
-            ready, _, _ = select.select([control, wake_read], [], [])
-            if wake_read in ready:
-                try:
-                    while os.read(wake_read, 512):
-                        pass
-                except BlockingIOError:
-                    pass
-                _reap(children)
-            if control not in ready:
-                continue
-            message, fds, _, _ = socket.recv_fds(control, _REQUEST_BYTES, 4)
-            if not message:
-                return 0
-            request = json.loads(message)
-            if request["op"] == "kill":
-                if request["pid"] in children:  # not reaped yet: the pid is still ours
-                    os.kill(request["pid"], signal.SIGKILL)
-                control.send(b'{"ok": true}')
-                continue
-            request["home"] = home
-            sys.stdout.flush()
-            sys.stderr.flush()
-            pid = os.fork()
-            if pid == 0:
-                _become_page(request, fds, [control.fileno(), wake_read, wake_write,
-                                            *children.values()])
-            children[pid] = fds[3]
-            for fd in fds[:3]:
-                os.close(fd)
-            control.send(json.dumps({"pid": pid}).encode())
-    finally:
-        for pid in list(children):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+            request = connection.recv()
+        except EOFError:
+            break
+        if request is None:
+            break
+        connection.send(_answer(request, namespace))
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()

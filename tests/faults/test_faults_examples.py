@@ -14,10 +14,12 @@ from support import copy_project
 
 from .conftest import inject
 
-#: The per-snippet limit in the copies. Only the hanging snippet reaches it: the page's
-#: others run in well under half a second each (the limit does not count the page
-#: process's start, which imports torch), so 3 s keeps a wide margin on a busy machine
-#: while the run waits 3 s, not 8, for the one that never ends.
+#: The per-snippet limit in the copies. Only the hanging snippet should reach it. The
+#: page's others take under 10 ms each on a quiet machine, because the page runner's fork
+#: server preloads what they import on first use: before it did, `segundo_paso.py` paid
+#: about 1 s for torch._dynamo on this clock, over 3 s on a busy machine, and was stopped
+#: as a hang (tests/unit/test_sandbox.py keeps that from coming back). The limit does
+#: not count the page process's start.
 HANG_LIMIT_S = 3
 
 

@@ -1,5 +1,5 @@
 from pathlib import Path
 
-from harness.integrations.pytest_pages import make_sybil
+from harness.testing.page_examples import make_sybil
 
 pytest_collect_file = make_sybil(Path(__file__).parent).pytest()

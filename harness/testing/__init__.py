@@ -1,0 +1,1 @@
+"""Adapters that run the pages' examples under pytest (the Sybil glue)."""
