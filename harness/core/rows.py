@@ -1,21 +1,29 @@
 """One measured trial as a typed value, from the timer to the page. Standard library only.
 
 A :class:`TrialRow` is what a trial produced; CSV exists only at the store's
-edge (:mod:`harness.records.rows`), which converts each cell with the column's
-declared :class:`Column` kind and range. The column list below is the only place
-the record header lives.
+edge (:mod:`harness.records.rows`). The record's columns are ``TrialRow``'s
+fields, declared once: the field's order is the header's order, its type gives
+the cell's kind, a field without a default is a required cell, and its
+``column(...)`` carries the range and the help text. :data:`COLUMNS` is derived
+from them and nothing else lists the header.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from harness.core.errors import Location
 
 __all__ = ["ARTICLE_COLUMNS", "COLUMNS", "CSV_HEADER", "Column", "TrialRow"]
 
 CellKind = Literal["text", "int", "float", "bool", "floats"]
+#: A field's annotation (as written; annotations are strings here) → its cell kind.
+_KINDS: dict[str, CellKind] = {
+    "str": "text", "int": "int", "int | None": "int", "float": "float",
+    "float | None": "float", "bool": "bool", "tuple[float, ...]": "floats",
+}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -23,98 +31,73 @@ class Column:
     name: str
     kind: CellKind
     required: bool = False
-    """An empty cell is an error (otherwise empty means "not measured")."""
+    """An empty cell is an error (otherwise empty means the field's default: "not measured")."""
     positive: bool = False
     """A number here must be above zero (a time or a rate of zero is not a measurement,
     and a log scale cannot place it)."""
     help: str = ""
     """What the column holds, with its unit (CONTRIBUTING's column list reads this)."""
+    default: Any = None
+    """The value of an empty cell of an optional column."""
 
 
-#: The columns the article «Medir PyTorch» asks for, in its order.
-ARTICLE_COLUMNS: tuple[str, ...] = (
-    "trial", "torch_build", "device", "dtype", "shape", "batch", "latency", "memory",
-    "quality_pass",
-)
-
-COLUMNS: tuple[Column, ...] = (
-    Column(name="trial", kind="text", required=True, help="trial name (harness/trials.toml)"),
-    Column(name="torch_build", kind="text", required=True, help="torch.__version__"),
-    Column(name="device", kind="text", required=True, help="device key: cpu, cuda-nvidia-h200…"),
-    Column(name="dtype", kind="text", required=True, help="torch dtype name"),
-    Column(name="shape", kind="text", required=True, help="e.g. 1024x1024, or scalar"),
-    Column(name="batch", kind="int", required=True, help="items per call"),
-    Column(name="latency", positive=True, kind="float",
-           help="steady-state median per call, seconds"),
-    Column(name="memory", kind="int", help="peak memory above the baseline, bytes"),
-    Column(name="quality_pass", kind="bool", required=True,
-           help="error ≤ tolerance (false on any error)"),
-    Column(name="task", kind="text", required=True, help="compute, inference, training…"),
-    Column(name="threads", kind="int", required=True, help="CPU threads the trial ran with"),
-    Column(name="repeats", kind="int", help="timed blocks behind the median"),
-    Column(name="latency_iqr_s", kind="float", help="interquartile range of the blocks, s"),
-    Column(name="iqr_over_median", kind="float", help="IQR / median"),
-    Column(name="noisy", kind="bool", required=True, help="IQR / median above 10 %"),
-    Column(name="load_s", kind="float", help="building inputs or model, seconds"),
-    Column(name="first_call_s", kind="float", help="first call, seconds"),
-    Column(name="throughput", positive=True, kind="float", help="FLOP/s, samples/s or calls/s"),
-    Column(name="throughput_unit", kind="text", help="FLOP/s, samples/s or calls/s"),
-    Column(name="peak_fraction", kind="float", help="throughput / theoretical peak"),
-    Column(name="quality_error", kind="float", help="relative error vs the reference"),
-    Column(name="tolerance", kind="float", required=True, help="largest accepted error"),
-    Column(name="memory_method", kind="text", help="how memory was measured"),
-    Column(name="synchronized", kind="bool", required=True,
-           help="the clock waited for the device"),
-    Column(name="spec_sha256", kind="text", required=True,
-           help="hash of the trial's declaration and workload source"),
-    Column(name="error", kind="text", help="the exception, if a phase failed"),
-    Column(name="samples_s", positive=True, kind="floats",
-           help="per-block mean time per call, seconds, space-separated"),
-    Column(name="number_per_run", kind="int", help="calls per timed block"),
-    Column(name="run_id", kind="text", required=True,
-           help="the recording run (its environment is in <device>.env.json)"),
-)
-CSV_HEADER: tuple[str, ...] = tuple(c.name for c in COLUMNS)
-assert CSV_HEADER[: len(ARTICLE_COLUMNS)] == ARTICLE_COLUMNS
+def column(help: str, *, positive: bool = False) -> dict[str, Any]:
+    """The metadata that makes a ``TrialRow`` field a record column: ``field(metadata=
+    column(...))`` (plain ``field``, so type checkers still see which fields are required)."""
+    return {"help": help, "positive": positive}
 
 
 @dataclass(frozen=True, kw_only=True)
 class TrialRow:
-    """One trial's measurement. ``None`` means "not measured" (a phase failed first)."""
+    """One trial's measurement. ``None`` means "not measured" (a phase failed first).
 
-    trial: str
-    torch_build: str
-    device: str
-    dtype: str
-    shape: str
-    batch: int
-    task: str
-    threads: int
-    tolerance: float
-    spec_sha256: str
-    synchronized: bool
-    run_id: str
-    latency: float | None = None
-    memory: int | None = None
-    quality_pass: bool = False
-    repeats: int | None = None
-    latency_iqr_s: float | None = None
-    iqr_over_median: float | None = None
-    noisy: bool = False
-    load_s: float | None = None
-    first_call_s: float | None = None
-    throughput: float | None = None
-    throughput_unit: str = ""
-    peak_fraction: float | None = None
+    The fields are the record's columns, in the header's order; the first nine are
+    the columns the article «Medir PyTorch» asks for (:data:`ARTICLE_COLUMNS`).
+    """
+
+    trial: str = field(metadata=column("trial name (harness/trials.toml)"))
+    torch_build: str = field(metadata=column("torch.__version__"))
+    device: str = field(metadata=column("device key: cpu, cuda-nvidia-h200…"))
+    dtype: str = field(metadata=column("torch dtype name"))
+    shape: str = field(metadata=column("e.g. 1024x1024, or scalar"))
+    batch: int = field(metadata=column("items per call"))
+    latency: float | None = field(
+        default=None, metadata=column("steady-state median per call, seconds", positive=True))
+    memory: int | None = field(
+        default=None, metadata=column("peak memory above the baseline, bytes"))
+    quality_pass: bool = field(
+        default=False, metadata=column("error ≤ tolerance (false on any error)"))
+    task: str = field(metadata=column("compute, inference, training…"))
+    threads: int = field(metadata=column("CPU threads the trial ran with"))
+    repeats: int | None = field(default=None, metadata=column("timed blocks behind the median"))
+    latency_iqr_s: float | None = field(
+        default=None, metadata=column("interquartile range of the blocks, s"))
+    iqr_over_median: float | None = field(default=None, metadata=column("IQR / median"))
+    noisy: bool = field(default=False, metadata=column("IQR / median above 10 %"))
+    load_s: float | None = field(
+        default=None, metadata=column("building inputs or model, seconds"))
+    first_call_s: float | None = field(default=None, metadata=column("first call, seconds"))
+    throughput: float | None = field(
+        default=None, metadata=column("FLOP/s, samples/s or calls/s", positive=True))
+    throughput_unit: str = field(default="", metadata=column("FLOP/s, samples/s or calls/s"))
+    peak_fraction: float | None = field(
+        default=None, metadata=column("throughput / theoretical peak"))
     """``None`` where no peak is known, or where the fraction would exceed 1 (the peak
     is then not a bound for this run, and the page says the peak is unknown)."""
-    quality_error: float | None = None
-    memory_method: str = ""
-    error: str = ""
-    samples_s: tuple[float, ...] = ()
-    number_per_run: int | None = None
+    quality_error: float | None = field(
+        default=None, metadata=column("relative error vs the reference"))
+    tolerance: float = field(metadata=column("largest accepted error"))
+    memory_method: str = field(default="", metadata=column("how memory was measured"))
+    synchronized: bool = field(metadata=column("the clock waited for the device"))
+    spec_sha256: str = field(metadata=column("hash of the trial's declaration and workload source"))
+    error: str = field(default="", metadata=column("the exception, if a phase failed"))
+    samples_s: tuple[float, ...] = field(default=(), metadata=column(
+        "per-block mean time per call, seconds, space-separated", positive=True))
+    number_per_run: int | None = field(default=None, metadata=column("calls per timed block"))
+    run_id: str = field(
+        metadata=column("the recording run (its environment is in <device>.env.json)"))
     location: Location | None = field(default=None, compare=False)
-    """Where the row sits in its record file (``None`` before it is stored)."""
+    """Where the row sits in its record file (``None`` before it is stored); not a column."""
 
     @property
     def key(self) -> tuple[str, int]:
@@ -125,3 +108,28 @@ class TrialRow:
     def failed(self) -> bool:
         """An error or a quality failure: never presented as a result to copy."""
         return bool(self.error) or not self.quality_pass
+
+
+def _columns() -> tuple[Column, ...]:
+    found = []
+    for f in dataclasses.fields(TrialRow):
+        if "help" not in f.metadata:
+            continue  # bookkeeping such as ``location``
+        kind = _KINDS.get(str(f.type))
+        if kind is None:
+            raise TypeError(f"TrialRow.{f.name}: no cell kind for {f.type!r}; add it to _KINDS")
+        required = f.default is dataclasses.MISSING
+        found.append(Column(name=f.name, kind=kind, required=required,
+                            positive=f.metadata["positive"], help=f.metadata["help"],
+                            default=None if required else f.default))
+    return tuple(found)
+
+
+COLUMNS: tuple[Column, ...] = _columns()
+CSV_HEADER: tuple[str, ...] = tuple(c.name for c in COLUMNS)
+#: The columns the article «Medir PyTorch» asks for, in its order: the header's first nine.
+ARTICLE_COLUMNS: tuple[str, ...] = (
+    "trial", "torch_build", "device", "dtype", "shape", "batch", "latency", "memory",
+    "quality_pass",
+)
+assert CSV_HEADER[: len(ARTICLE_COLUMNS)] == ARTICLE_COLUMNS

@@ -9,7 +9,6 @@ error. A UTF-8 byte-order mark is accepted. Every message names file and line.
 from __future__ import annotations
 
 import csv
-import dataclasses
 import io
 import math
 from pathlib import Path
@@ -21,7 +20,6 @@ from harness.core.rows import COLUMNS, CSV_HEADER, Column, TrialRow
 __all__ = ["format_rows", "parse_rows"]
 
 _BY_NAME = {c.name: c for c in COLUMNS}
-_ROW_FIELDS = {f.name for f in dataclasses.fields(TrialRow)} - {"location"}
 
 
 def _number_text(value: float) -> str:
@@ -68,7 +66,7 @@ def _cell(column: Column, text: str, where: str) -> Any:
     if text == "":
         if column.required:
             raise HarnessError(f"{where}: column {column.name!r} is empty; it is required")
-        return {"bool": False, "floats": (), "text": ""}.get(column.kind)
+        return column.default
     if column.kind == "text":
         return text
     if column.kind == "bool":
@@ -113,8 +111,7 @@ def parse_rows(text: str, shown: Path) -> list[TrialRow]:
             raise HarnessError(f"{where}: {len(cells)} cells where the header has {len(header)}")
         values = {name: _cell(_BY_NAME[name], cell, where)
                   for name, cell in zip(header, cells, strict=True)}
-        row = TrialRow(**{k: v for k, v in values.items() if k in _ROW_FIELDS},
-                       location=Location(path=shown, line=line))
+        row = TrialRow(**values, location=Location(path=shown, line=line))
         if row.key in seen:
             raise HarnessError(
                 f"{where}: trial {row.trial!r} with {row.threads} thread(s) already has a row "

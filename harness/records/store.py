@@ -14,6 +14,7 @@ No torch import.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -176,11 +177,30 @@ class DeviceRecord:
     def environment_of(self, run_id: str) -> Environment:
         return self.environments[run_id]
 
+    # Indexes built once, on first lookup: a drift report or a page asks for every trial
+    # and every observation, so a scan per lookup made it quadratic in the rows (291 s
+    # at 90,000 rows). cached_property stores into the instance's __dict__, which a
+    # frozen dataclass allows; rows and observations are not changed after loading.
+    @functools.cached_property
+    def _rows_by_trial(self) -> dict[str, TrialRow]:
+        found: dict[str, TrialRow] = {}
+        for r in self.rows:
+            found.setdefault(r.trial, r)  # the first row of a trial, as a scan would find
+        return found
+
+    @functools.cached_property
+    def _observations_by_key(self) -> dict[tuple[str, str], Observation]:
+        found: dict[tuple[str, str], Observation] = {}
+        for o in self.observations:
+            found.setdefault((o.snippet, o.name), o)
+        return found
+
     def row(self, trial: str) -> TrialRow | None:
-        return next((r for r in self.rows if r.trial == trial), None)
+        """The (first) row of ``trial``; ``None`` if the set has none."""
+        return self._rows_by_trial.get(trial)
 
     def observation(self, snippet: str, name: str) -> Observation | None:
-        return next((o for o in self.observations if (o.snippet, o.name) == (snippet, name)), None)
+        return self._observations_by_key.get((snippet, name))
 
 
 @dataclass(frozen=True, kw_only=True)

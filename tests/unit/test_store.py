@@ -147,3 +147,37 @@ def test_a_row_claiming_another_build_is_refused(tmp_path: Path) -> None:
     with pytest.raises(HarnessError, match=r"cpu.csv:2: row names torch 2.14.1 on 'cpu' in the "
                                            r"record of torch 2.13.0\+cpu"):
         load_all(results, root=tmp_path)
+
+
+def test_the_columns_are_trial_row_fields_and_an_empty_cell_reads_as_the_default() -> None:
+    fields = [f for f in dataclasses.fields(TrialRow) if f.name != "location"]
+    assert CSV_HEADER == tuple(f.name for f in fields)
+    text = format_rows([row("a", memory=5, throughput_unit="FLOP/s", noisy=True)])
+    header, cells = (line.split(",") for line in text.splitlines())
+    emptied = dict(zip(header, cells, strict=True)) | {"memory": "", "throughput_unit": "",
+                                                       "noisy": ""}
+    (parsed,) = parse_rows(",".join(header) + "\n" + ",".join(emptied.values()) + "\n",
+                           Path("cpu.csv"))
+    assert parsed == row("a")  # each emptied cell is its field's default
+    required = {f.name for f in fields if f.default is dataclasses.MISSING}
+    assert {"trial", "run_id", "tolerance"} <= required and "latency" not in required
+    for name in sorted(required):
+        with pytest.raises(HarnessError, match=rf"column '{name}' is empty; it is required"):
+            parse_rows(",".join(header) + "\n"
+                       + ",".join(v if k != name else "" for k, v in zip(header, cells, strict=True))
+                       + "\n",
+                       Path("cpu.csv"))
+
+
+def test_lookups_find_the_first_row_of_a_trial_and_each_observation(tmp_path: Path) -> None:
+    target = paths(tmp_path)
+    rows = [row(f"t{i}", threads=threads, latency=(i + 1) * 1e-3 * threads)
+            for i in range(50) for threads in (1, 2)]
+    commit_set(target, environment=env(), rows=rows, observations=[observation(1.0)])
+    (record,) = load_all(target.folder.parent).items
+    assert all(record.row(f"t{i}") == next(r for r in record.rows if r.trial == f"t{i}")
+               for i in range(50))
+    assert record.row("t7") is not None and record.row("t7").threads == 1
+    assert record.row("absent") is None
+    assert record.observation("p/s", "v") == observation(1.0)
+    assert record.observation("p/s", "w") is None and record.observation("p/t", "v") is None
