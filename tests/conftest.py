@@ -2,10 +2,10 @@
 real site built once per test run (``built_site``), shared by xdist workers.
 
 Every docs build of the run (the real site, and the broken copies of the fault
-tests) shares one notebook-conversion cache, keyed on content
-(harness/integrations/notebook_cache.py), so a copy's unchanged notebooks are not
-converted again: HARNESS_CACHE points them all at the checkout's ``.cache/harness``,
-the folder ``mkdocs build`` and ``mkdocs serve`` use.
+tests) on one xdist worker shares one build cache of the run's own (``build_cache``:
+mkdocs-jupyter's conversions, harness/site/notebooks.py), so a copy's unchanged
+notebooks are not converted again, and no test reads or fills the developer's
+``.cache/harness``.
 """
 
 from __future__ import annotations
@@ -21,9 +21,6 @@ from support import ROOT, SAMPLES, without_torch
 
 pytest_plugins = ["pytester"]
 
-BUILD_CACHE = ROOT / ".cache" / "harness"
-
-os.environ.setdefault("HARNESS_CACHE", str(BUILD_CACHE))
 
 #: Modules that take seconds each, slowest first (as benchmarks/bench_suite.py measured
 #: them), with the two that need no built site second and fourth: under `-n 2 --dist
@@ -58,6 +55,25 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: rank.get(item.nodeid.partition("::")[0], len(rank)))
 
 
+def _run_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder of this test run shared by its xdist workers: each worker's basetemp sits
+    in the run's own folder; serially the parent would outlive the run."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@pytest.fixture(scope="session", autouse=True)
+def build_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The run's build cache (HARNESS_CACHE, which every docs build of the run inherits),
+    never the developer's: a test must not depend on, or change, what a build left.
+    One per xdist worker, whose builds run one at a time: mkdocs-jupyter writes its
+    entries in place and evicts, after each build, those that build did not use, so
+    two builds at once on one folder could read a half-written or evicted entry."""
+    folder = tmp_path_factory.getbasetemp() / "build-cache"
+    os.environ["HARNESS_CACHE"] = str(folder)
+    return folder
+
+
 @pytest.fixture
 def mini(pytester: pytest.Pytester) -> Path:
     """tests/samples/mini copied into pytester's directory (its own rootdir).
@@ -88,10 +104,7 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (links, page structure, browser tests and anything else that reads a built site)."""
     import fcntl
 
-    # Under xdist each worker's basetemp sits in the run's own folder; serially the
-    # parent would outlive the run and serve yesterday's site.
-    base = tmp_path_factory.getbasetemp()
-    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    shared = _run_folder(tmp_path_factory)
     site = shared / "built-site"
     with open(shared / "built-site.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)

@@ -72,10 +72,14 @@ def _numeric(flag: bool) -> str:
     return ' class="harness-num"' if flag else ""
 
 
-def details(summary: str, body: str, *, css: str = "harness-more", opened: bool = False) -> str:
-    """A collapsed block; ``summary`` and ``body`` are escaped HTML."""
+def details(summary: str, body: str, *, css: str = "harness-more", opened: bool = False,
+            searched: bool = True) -> str:
+    """A collapsed block; ``summary`` and ``body`` are escaped HTML. ``searched=False``
+    leaves it out of the search index (Material's ``data-search-exclude``)."""
     state = " open" if opened else ""
-    return f'<details class="{css}"{state}><summary>{summary}</summary>{body}</details>'
+    excluded = "" if searched else " data-search-exclude"
+    return (f'<details class="{css}"{state}{excluded}><summary>{summary}</summary>{body}'
+            "</details>")
 
 
 def csv_link(text: str, *, filename: str, label: str) -> str:

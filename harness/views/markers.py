@@ -20,11 +20,19 @@ from harness.sources.pages import Marker
 from harness.sources.project import Project
 from harness.text.words import LANGS, word
 from harness.views.drift import drift_markdown
-from harness.views.measured import render_measured
+from harness.views.measured import (
+    MeasuredView,
+    compare_versions_view,
+    csv_row_view,
+    environment_view,
+    measurements_view,
+    plot_view,
+)
+from harness.views.measured_context import Context
 from harness.views.notebooks import NOTEBOOK_DIR, notebook_path
 from harness.views.observed import render_observed, render_unchecked
 
-__all__ = ["MARKERS", "MarkerKind", "Rendered", "Site", "render_marker"]
+__all__ = ["MARKERS", "MarkerKind", "PageContext", "Rendered", "Site", "render_marker"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -50,16 +58,16 @@ class Rendered:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Page:
-    """The page a marker sits on."""
+class PageContext:
+    """The page a marker sits on (not MkDocs' ``Page``: only what a marker reads)."""
 
     lang: str
     included: set[str]
     """Snippet ids the page includes."""
 
 
-Choices = Callable[[Site, Page], Collection[str]]
-Renderer = Callable[[Marker, Site, Page], Rendered]
+Choices = Callable[[Site, PageContext], Collection[str]]
+Renderer = Callable[[Marker, Site, PageContext], Rendered]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -74,21 +82,26 @@ class MarkerKind:
     render: Renderer
 
 
-def _groups(site: Site, page: Page) -> set[str]:
+def _groups(site: Site, page: PageContext) -> set[str]:
     return {s.group for s in site.specs.values()}
 
 
-def _measured(marker: Marker, site: Site, page: Page) -> Rendered:
-    markdown, stale = render_measured(
-        marker.kind, marker.args, records=site.records, specs=site.specs, lang=page.lang,
-        where=str(marker.location), sources=site.sources,
-    )
-    # A class for the stylesheet (compact type) and for readers' tools to find.
-    return Rendered(markdown=f'<div class="harness-measured" markdown>\n\n{markdown}\n\n</div>\n',
-                    stale=stale)
+def _measured(view: MeasuredView) -> Renderer:
+    """The renderer of a measurement marker whose Markdown ``view`` makes."""
+
+    def render(marker: Marker, site: Site, page: PageContext) -> Rendered:
+        context = Context(records=site.records, specs=site.specs, lang=page.lang,
+                          sources=site.sources)
+        markdown = view(context, marker.args, str(marker.location))
+        # A class for the stylesheet (compact type) and for readers' tools to find.
+        return Rendered(
+            markdown=f'<div class="harness-measured" markdown>\n\n{markdown}\n\n</div>\n',
+            stale=context.stale_messages())
+
+    return render
 
 
-def _observed(marker: Marker, site: Site, page: Page) -> Rendered:
+def _observed(marker: Marker, site: Site, page: PageContext) -> Rendered:
     snippet_id = marker.args["snippet"]
     snippet = site.project.snippets[snippet_id]
     if snippet_id in site.project.unchecked:
@@ -98,7 +111,7 @@ def _observed(marker: Marker, site: Site, page: Page) -> Rendered:
     return Rendered(markdown=block.markdown, stale=block.stale)
 
 
-def _notebook(marker: Marker, site: Site, page: Page) -> Rendered:
+def _notebook(marker: Marker, site: Site, page: PageContext) -> Rendered:
     notebook = notebook_path(site.project.root / marker.location.path)
     if not notebook.exists():
         raise HarnessError(
@@ -115,7 +128,7 @@ def _notebook(marker: Marker, site: Site, page: Page) -> Rendered:
     return Rendered(markdown=links)
 
 
-def _drift(marker: Marker, site: Site, page: Page) -> Rendered:
+def _drift(marker: Marker, site: Site, page: PageContext) -> Rendered:
     report = drift_report(site.records, site.project.python_expectations(), list(site.specs))
     return Rendered(markdown=drift_markdown(report, page.lang))
 
@@ -133,21 +146,24 @@ MARKERS: dict[str, MarkerKind] = {k.name: k for k in (
     _kind("observed", "analytic expectation beside every recorded observation of a snippet",
           _observed, snippet=("an id the page includes", lambda s, p: p.included)),
     _kind("notebook", "buttons to open and download the page's generated notebook", _notebook),
-    _kind("measurements", "the group's measured trials, per device and torch build", _measured,
+    _kind("measurements", "the group's measured trials, per device and torch build",
+          _measured(measurements_view),
           group=("a trial group of harness/trials.toml", _groups)),
-    _kind("plot", "a log–log chart of the group's latency or throughput", _measured,
+    _kind("plot", "a log–log chart of the group's latency or throughput", _measured(plot_view),
           group=("a trial group of harness/trials.toml", _groups),
           y=("latency or throughput", lambda s, p: ("latency", "throughput"))),
-    _kind("compare-versions", "the group's trials across recorded torch builds", _measured,
+    _kind("compare-versions", "the group's trials across recorded torch builds",
+          _measured(compare_versions_view),
           group=("a trial group of harness/trials.toml", _groups)),
-    _kind("csv-row", "a real recorded row in the article's 9-column CSV format", _measured,
+    _kind("csv-row", "a real recorded row in the article's 9-column CSV format",
+          _measured(csv_row_view),
           trial=("a trial name of harness/trials.toml", lambda s, p: s.specs)),
-    _kind("environment", "where every record set was made", _measured),
+    _kind("environment", "where every record set was made", _measured(environment_view)),
     _kind("drift", "every example and trial classified across recorded torch builds", _drift),
 )}
 
 
-def render_marker(marker: Marker, site: Site, page: Page) -> Rendered:
+def render_marker(marker: Marker, site: Site, page: PageContext) -> Rendered:
     """Validate ``marker`` against the registry and render it."""
     where = marker.location
     if page.lang not in LANGS:

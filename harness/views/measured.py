@@ -5,22 +5,19 @@ another definition of its trial (its ``spec_sha256`` differs from the hash of
 the current spec and workload source) is marked stale and reported, so the
 build hook can turn it into a warning that fails ``mkdocs build --strict``.
 A device type or torch build without a record says «sin medición». Any text
-taken from a record passes through :func:`harness.render.cell` (tables) or
+taken from a record passes through :func:`harness.text.markdown.cell` (tables) or
 ``html.escape`` (SVG), so a record can never inject markup.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from html import escape
 
 from harness.core.errors import HarnessError
 from harness.core.rows import ARTICLE_COLUMNS
-from harness.core.types import TrialSpec
 from harness.records.rows import format_rows
-from harness.records.store import Records
-from harness.sources.trials import workload_sources
 from harness.text.markdown import cell
 from harness.text.numbers import (
     compact,
@@ -37,7 +34,13 @@ from harness.views.measured_context import Context, row_environment
 from harness.views.measured_tables import compare_versions, device_types_for, measurements
 from harness.views.svg import Point, Series, svg_chart
 
-__all__ = ["render_measured"]
+__all__ = ["MeasuredView", "compare_versions_view", "csv_row_view", "environment_view",
+           "measurements_view", "plot_view"]
+
+MeasuredView = Callable[[Context, Mapping[str, str], str], str]
+"""One measurement marker's view: (context, its arguments, its location) → Markdown;
+the stale rows it showed are left in the context."""
+
 
 def _csv_row(context: Context, trial: str) -> str:
     found = [(r, row) for r in context.records.items for row in r.rows if row.trial == trial]
@@ -144,31 +147,26 @@ def _plot(context: Context, group: str, y: str, where: str) -> str:
             f"<figcaption>{escape(caption)}</figcaption></figure>\n")
 
 
-def render_measured(
-    kind: str,
-    args: dict[str, str],
-    *,
-    records: Records,
-    specs: dict[str, TrialSpec],
-    lang: str,
-    where: str,
-    sources: dict[str, str] | None = None,
-) -> tuple[str, list[str]]:
-    """The Markdown for one marker (validated by :mod:`harness.views.markers`), and one
-    message per stale row it shows.
+def measurements_view(context: Context, args: Mapping[str, str], where: str) -> str:
+    """``harness:measurements``: one compact table per device type of the group."""
+    return measurements(context, args["group"], device_types_for(context, args["group"]))
 
-    ``sources`` (:func:`~harness.trials.workload_sources`) lets a caller that renders
-    many markers read the workloads once; by default they are read here."""
-    sources = workload_sources() if sources is None else sources
-    context = Context(records=records, specs=specs, lang=lang, sources=sources)
-    if kind == "measurements":
-        markdown = measurements(context, args["group"], device_types_for(context, args["group"]))
-    elif kind == "plot":
-        markdown = _plot(context, args["group"], args["y"], where)
-    elif kind == "compare-versions":
-        markdown = compare_versions(context, args["group"])
-    elif kind == "csv-row":
-        markdown = _csv_row(context, args["trial"])
-    else:
-        markdown = environment_table(context)
-    return markdown, context.stale_messages()
+
+def plot_view(context: Context, args: Mapping[str, str], where: str) -> str:
+    """``harness:plot``: a log–log chart of the group's latency or throughput."""
+    return _plot(context, args["group"], args["y"], where)
+
+
+def compare_versions_view(context: Context, args: Mapping[str, str], where: str) -> str:
+    """``harness:compare-versions``: the group's trials across recorded torch builds."""
+    return compare_versions(context, args["group"])
+
+
+def csv_row_view(context: Context, args: Mapping[str, str], where: str) -> str:
+    """``harness:csv-row``: a real recorded row in the article's CSV format."""
+    return _csv_row(context, args["trial"])
+
+
+def environment_view(context: Context, args: Mapping[str, str], where: str) -> str:
+    """``harness:environment``: where every record set was made."""
+    return environment_table(context)

@@ -64,7 +64,8 @@ def _all_columns(context: Context, group: str, records: list[DeviceRecord]) -> s
         env = row_environment(record, rows, lang, html=True)
         parts.append(f"<p><strong>torch {html_text(record.torch_build)}</strong> · "
                      f"{html_text(env)} · {link}</p>{table}")
-    return details(word(lang, "all_columns"), "".join(parts)) if parts else ""
+    # Every figure of every row: tens of KB of numbers that would crowd the search.
+    return details(word(lang, "all_columns"), "".join(parts), searched=False) if parts else ""
 
 
 def _table(context: Context, specs: list[TrialSpec], records: list[DeviceRecord],

@@ -25,8 +25,7 @@ from harness.records.validate import check_records
 from harness.sources.pages import Marker
 from harness.sources.project import Project
 from harness.sources.trials import load_trials, spec_sha256, workload_sources
-from harness.views.markers import MARKERS, Page, Site, render_marker
-from harness.views.measured import render_measured
+from harness.views.markers import MARKERS, PageContext, Site, render_marker
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +54,15 @@ def records(tmp_path: Path, specs: dict[str, TrialSpec]) -> Records:
 def render(
     kind: str, args: dict[str, str], records: Records, specs: dict[str, TrialSpec], lang: str = "es"
 ) -> tuple[str, list[str]]:
-    return render_measured(kind, args, records=records, specs=specs, lang=lang, where="docs/p.md:7")
+    """Through the kind's one renderer in the registry, without validation."""
+    site = Site(project=Project(root=SAMPLES, snippets={}, expectations={}, unchecked={}),
+                records=records, specs=specs, sources=workload_sources())
+    marker = Marker(kind=kind, args=args, location=Location(path=Path("docs/p.md"), line=7),
+                    start=0, end=0)
+    rendered = MARKERS[kind].render(marker, site, PageContext(lang=lang, included=set()))
+    opening, closing = '<div class="harness-measured" markdown>\n\n', "\n\n</div>\n"
+    assert rendered.markdown.startswith(opening) and rendered.markdown.endswith(closing)
+    return rendered.markdown[len(opening):-len(closing)], rendered.stale
 
 
 def render_checked(kind: str, args: dict[str, str], records: Records,
@@ -65,7 +72,7 @@ def render_checked(kind: str, args: dict[str, str], records: Records,
                 records=records, specs=specs, sources=workload_sources())
     marker = Marker(kind=kind, args=args, location=Location(path=Path("docs/p.md"), line=7),
                     start=0, end=0)
-    return render_marker(marker, site, Page(lang="es", included=set())).markdown
+    return render_marker(marker, site, PageContext(lang="es", included=set())).markdown
 
 
 def test_spanish_table_uses_decimal_comma_and_names_environment(records, specs) -> None:

@@ -1,5 +1,5 @@
-"""Post-processing of the built site (harness/integrations/site_output.py) and the
-deferred imports (harness/integrations/lazy_imports.py): the faster forms do exactly
+"""Post-processing of the built site (harness/site/site_output.py) and the
+deferred imports (harness/site/lazy_imports.py): the faster forms do exactly
 what the plain ones did."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import re
 import sys
 from pathlib import Path
 
-from harness.integrations import site_output
-from harness.integrations.lazy_imports import defer
-from harness.integrations.site_output import left_out_of_search, split_search_index
+from harness.site import site_output
+from harness.site.lazy_imports import defer
+from harness.site.site_output import left_out_of_search, split_search_index
 
 #: What share_notebook_styles matched and kept before the tags were searched separately.
 STYLE = re.compile(r"<style\b[^>]*>.*?</style>\s*", re.S | re.I)

@@ -1,0 +1,90 @@
+"""Notebook pages under mkdocs-static-i18n: their page wrapper and their conversion cache.
+
+* **The wrapper.** static-i18n (``on_files``, priority -100) re-creates every File and
+  drops mkdocs-jupyter's ``NotebookFile``, so notebooks were copied as raw JSON
+  (ultrabug/mkdocs-static-i18n#198). :func:`rewrap_notebooks` wraps them again in
+  place, keeping i18n's own Files collection and the per-language destination it
+  computed.
+* **The cache.** mkdocs-jupyter keeps its own content-keyed cache of conversions
+  (``cache``, ``cache_dir``: one JSON file per notebook and options) and, at the end
+  of a build, deletes every entry that build did not use. Under static-i18n each
+  language is a build of its own, so with one folder both languages evicted each
+  other's entries and every build converted every notebook again. One folder per
+  language (:func:`cache_folder`) keeps them apart. Its key holds the notebook and the
+  options, not the code that converts: the folder name holds a digest of that code
+  (:func:`converter_digest`), so an upgraded converter starts from an empty folder,
+  and :func:`prune_converters` removes the folders of converters no longer installed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from importlib import metadata
+from importlib.util import find_spec
+from pathlib import Path
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.plugins import BasePlugin
+from mkdocs.structure.files import Files
+
+__all__ = ["CONVERTER_PACKAGES", "cache_folder", "converter_digest", "prune_converters",
+           "rewrap_notebooks"]
+
+#: Distributions whose code shapes a converted notebook page, besides mkdocs-jupyter's
+#: own files (which are hashed: an editable install changes without a version).
+CONVERTER_PACKAGES = ("nbconvert", "nbformat", "jupytext", "mistune", "pygments", "markdown")
+
+
+def converter_digest(package: Path | None = None) -> str:
+    """A digest of the code that converts a notebook: every file of the mkdocs_jupyter
+    package (the installed one by default; its templates included, its tests not) and
+    the versions of what it converts with."""
+    if package is None:
+        spec = find_spec("mkdocs_jupyter")
+        package = Path(spec.origin).parent if spec is not None and spec.origin else None
+    digest = hashlib.sha256()
+    if package is not None:
+        for path in sorted(package.rglob("*")):
+            relative = path.relative_to(package).as_posix()
+            if path.is_file() and "__pycache__" not in relative and not relative.startswith(
+                    "tests/"):
+                digest.update(f"{relative}\n".encode())
+                digest.update(hashlib.sha256(path.read_bytes()).digest())
+    for name in ("mkdocs-jupyter", *CONVERTER_PACKAGES):
+        try:
+            version = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            version = "absent"
+        digest.update(f"{name}=={version}\n".encode())
+    return digest.hexdigest()[:16]
+
+
+def cache_folder(cache: Path, digest: str, language: str) -> Path:
+    """mkdocs-jupyter's ``cache_dir`` for one language build of one converter."""
+    return cache / "notebooks" / digest / (language or "default")
+
+
+def prune_converters(cache: Path, digest: str) -> None:
+    """Remove the notebook caches of other converters (an upgrade left them unused)."""
+    folder = cache / "notebooks"
+    if folder.is_dir():
+        for other in folder.iterdir():
+            if other.is_dir() and other.name != digest:
+                shutil.rmtree(other, ignore_errors=True)
+
+
+def rewrap_notebooks(files: Files, config: MkDocsConfig, jupyter: BasePlugin) -> Files:  # type: ignore[type-arg]
+    """Give notebooks back their page wrapper after mkdocs-static-i18n (see above);
+    tests/integration/test_site_build.py checks both languages render."""
+    from mkdocs_jupyter.plugin import NotebookFile
+
+    for file in list(files):
+        if isinstance(file, NotebookFile) or not jupyter.should_include(file):  # type: ignore[attr-defined]
+            continue
+        wrapped = NotebookFile(file, **config)
+        wrapped.dest_path, wrapped.abs_dest_path = file.dest_path, file.abs_dest_path
+        wrapped.url = file.url
+        files.remove(file)
+        files.append(wrapped)
+    return files
