@@ -61,6 +61,7 @@ def _flatten(value: Any) -> list[Any]:
 
 
 def where_of(index: int, shape: tuple[int, ...]) -> str:
+    """Where in a value a difference is: ``element i: `` for tensors, nothing for scalars."""
     return f"element {index}: " if shape else ""
 
 
@@ -86,9 +87,8 @@ def _numbers_close(expected: Any, observed: Any, rtol: float, atol: float) -> st
         if math.isinf(want) or math.isinf(got):
             return f"{where_of(index, want_shape)}expected {want!r}, observed {got!r}"
         if not abs(got - want) <= atol + rtol * abs(want):
-            where = f"element {index}: " if want_shape else ""
-            return (f"{where}|{got!r} - {want!r}| > atol + rtol·|expected| = "
-                    f"{atol} + {rtol}·{abs(want)}")
+            return (f"{where_of(index, want_shape)}|{got!r} - {want!r}| > "
+                    f"atol + rtol·|expected| = {atol} + {rtol}·{abs(want)}")
     return ""
 
 

@@ -1,5 +1,5 @@
-"""The harness's layers, enforced per folder (DESIGN.md): imports point one way, and
-nothing the docs build reads imports torch.
+"""The harness's layers, enforced per folder (CONTRIBUTING, «Where to change what»):
+imports point one way, and nothing the docs build reads imports torch.
 
 The rule is keyed by folder, not by a list of modules, so a new module is covered
 by where it stands. Every import counts, including those inside functions: a lazy
