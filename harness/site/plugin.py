@@ -200,7 +200,7 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):
     def _page(self, site: Site, markdown: str, shown: Path, lang: str) -> str:
         try:
             resolved = resolve_includes(site.project, markdown, shown)
-            page = PageContext(lang=lang,
+            page = PageContext(lang=lang, slug=shown.name.split(".")[0],
                                included={include.snippet_id for include, _ in resolved})
             pieces: list[str] = []
             position = 0

@@ -5,11 +5,12 @@ pytest and the record command all start here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.core.errors import relative
 from harness.core.types import Expectation, Snippet, Unchecked
+from harness.sources.claims import Claim, load_claims
 from harness.sources.pages import Include, find_includes
 from harness.sources.snippets import find_snippets, load_expectations, snippet_for_id
 
@@ -25,12 +26,16 @@ class Project:
     expectations: dict[str, list[Expectation]]
     unchecked: dict[str, Unchecked]
     """Snippets declared to have nothing to derive, with the reason."""
+    claims: dict[tuple[str, str], Claim] = field(default_factory=dict)
+    """Sentences about the records, by (page slug, claim id) (``claims.toml``)."""
 
     @classmethod
     def load(cls, root: Path) -> Project:
         snippets = find_snippets(root / "snippets")
         expectations, unchecked = load_expectations(root / "snippets", snippets, root=root)
-        return cls(root=root, snippets=snippets, expectations=expectations, unchecked=unchecked)
+        claims = load_claims(root / "snippets", root=root)
+        return cls(root=root, snippets=snippets, expectations=expectations, unchecked=unchecked,
+                   claims=claims)
 
     def pages(self) -> list[Path]:
         """Every page, both languages (``docs/<slug>.md`` and ``docs/<slug>.en.md``)."""

@@ -12,6 +12,9 @@ LANGS = ("es", "en")
 WORDS: dict[str, dict[str, str]] = {
     "es": {
         "missing": "sin medición",
+        # Claims (harness/views/claims.py).
+        "claim_none": "ninguno",
+        "claim_and": "y",
         "stale": "desactualizado",
         "yes": "sí",
         "no": "no",
@@ -286,6 +289,9 @@ WORDS: dict[str, dict[str, str]] = {
         "verdict_stale": "Stale observed output",
         "failed_value": "did not hold in",
         "held_everywhere": "Held in",
+        # Claims (harness/views/claims.py).
+        "claim_none": "none",
+        "claim_and": "and",
     },
 }
 

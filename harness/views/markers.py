@@ -14,11 +14,13 @@ from dataclasses import dataclass, field
 
 from harness.core.errors import HarnessError, suggest
 from harness.core.types import TrialSpec
+from harness.records.claims import evaluate
 from harness.records.drift import drift_report
 from harness.records.store import Records
 from harness.sources.pages import Marker
 from harness.sources.project import Project
 from harness.text.words import LANGS, word
+from harness.views.claims import render_claim
 from harness.views.drift import drift_markdown
 from harness.views.measured import (
     MeasuredView,
@@ -64,6 +66,8 @@ class PageContext:
     lang: str
     included: set[str]
     """Snippet ids the page includes."""
+    slug: str = ""
+    """The page's slug (``docs/<slug>.md``): whose ``claims.toml`` its claims come from."""
 
 
 Choices = Callable[[Site, PageContext], Collection[str]]
@@ -128,6 +132,16 @@ def _notebook(marker: Marker, site: Site, page: PageContext) -> Rendered:
     return Rendered(markdown=links)
 
 
+def _claim(marker: Marker, site: Site, page: PageContext) -> Rendered:
+    claim = site.project.claims[(page.slug, marker.args["id"])]
+    evaluation = evaluate(claim, site.records, site.specs)
+    return Rendered(markdown=render_claim(evaluation, page.lang, marker.location))
+
+
+def _claim_ids(site: Site, page: PageContext) -> set[str]:
+    return {claim_id for slug, claim_id in site.project.claims if slug == page.slug}
+
+
 def _drift(marker: Marker, site: Site, page: PageContext) -> Rendered:
     report = drift_report(site.records, site.project.python_expectations(), list(site.specs))
     return Rendered(markdown=drift_markdown(report, page.lang))
@@ -160,6 +174,8 @@ MARKERS: dict[str, MarkerKind] = {k.name: k for k in (
           trial=("a trial name of harness/trials.toml", lambda s, p: s.specs)),
     _kind("environment", "where every record set was made", _measured(environment_view)),
     _kind("drift", "every example and trial classified across recorded torch builds", _drift),
+    _kind("claim", "a sentence about the records, checked against them at every build",
+          _claim, id=("a claim of the page's snippets/<slug>/claims.toml", _claim_ids)),
 )}
 
 

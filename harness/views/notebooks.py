@@ -18,10 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import HarnessError
+from harness.records.claims import evaluate
 from harness.records.store import Records
 from harness.sources.pages import find_includes, find_markers
 from harness.sources.project import Project
+from harness.sources.trials import load_trials
 from harness.text.words import word
+from harness.views.claims import render_claim
 from harness.views.notebook_outputs import recorded_output
 
 __all__ = [
@@ -139,6 +142,13 @@ def build_notebook(project: Project, page: Path, records: Records) -> dict[str, 
             note = _expectations_cell(project, marker.args.get("snippet", ""), lang)
         elif marker.kind == "notebook":  # the buttons that lead here: nothing to say
             note = ""
+        elif marker.kind == "claim":  # the same sentence, checked the same way
+            key = (page.name.split(".")[0], marker.args.get("id", ""))
+            if key not in project.claims:
+                raise HarnessError(f"{marker.location}: unknown claim {key[1]!r}; it must be "
+                                   f"declared in snippets/{key[0]}/claims.toml")
+            claim = evaluate(project.claims[key], records, load_trials())
+            note = render_claim(claim, lang, marker.location)
         else:
             what = marker.args.get("group") or marker.args.get("trial") or marker.kind
             note = _MEASURED[lang].format(what=what)

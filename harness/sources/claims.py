@@ -1,0 +1,125 @@
+"""Claims: sentences about the records, declared with the predicate that makes them true.
+
+A page states a fact about what was measured or observed («todas las salidas observadas
+se registraron en una CPU») only through a ``<!-- harness:claim id="..." -->`` marker.
+The claim lives in ``snippets/<page>/claims.toml`` beside the page's expectations::
+
+    [[claim]]
+    id = "ejemplos-en-cpu"
+    predicate = "example-devices"   # what to read from the records
+    expect = ["cpu"]                # what the sentence asserts (optional)
+    es = "todas las salidas observadas se registraron en una CPU"
+    en = "every observed output was recorded on a CPU"
+
+With ``expect``, the strict build evaluates the predicate and fails, naming the page
+line, when the records say otherwise. Without it, the sentence is generated: its
+``{value}`` is filled from the records. Either way, no record reads «sin medición».
+Standard library only; the predicates themselves are :mod:`harness.records.claims`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, get_args
+
+from harness.core.errors import HarnessError, Location, parse_toml, relative, suggest
+
+__all__ = ["CLAIMS_FILE", "PREDICATES", "Claim", "Predicate", "load_claims"]
+
+CLAIMS_FILE = "claims.toml"
+
+#: What a claim can read from the records (see harness/records/claims.py).
+Predicate = Literal[
+    "example-devices", "trial-devices", "faster-passing", "faster-failing", "trial-setting",
+]
+PREDICATES: tuple[str, ...] = get_args(Predicate)
+#: The arguments each predicate takes (all required), and what each is.
+ARGUMENTS: dict[str, dict[str, str]] = {
+    "example-devices": {},
+    "trial-devices": {},
+    "faster-passing": {"device": "a device type (cpu, cuda…)", "than": "the baseline dtype"},
+    "faster-failing": {"device": "a device type (cpu, cuda…)", "than": "the baseline dtype"},
+    "trial-setting": {"trial": "a trial of harness/trials.toml",
+                      "field": "one of its settings (tolerance, shape, batch…)"},
+}
+_KEYS = {"id", "predicate", "expect", "es", "en"}
+_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Claim:
+    """One declared sentence about the records."""
+
+    id: str
+    """ASCII kebab-case, unique within the page."""
+    page: str
+    """The page slug (the folder under ``snippets/``)."""
+    predicate: str
+    args: dict[str, str] = field(default_factory=dict)
+    expect: tuple[str, ...] | None = None
+    """What the sentence asserts the predicate reads; None: the sentence is generated."""
+    sentences: dict[str, str] = field(default_factory=dict)
+    """The sentence in each language (``es``, ``en``)."""
+    location: Location
+
+
+def _claim(raw: object, page: str, where: Location) -> Claim:
+    if not isinstance(raw, dict):
+        raise HarnessError(f"{where}: a [[claim]] must be a table")
+    predicate = raw.get("predicate")
+    if not isinstance(predicate, str) or predicate not in PREDICATES:
+        raise HarnessError(f"{where}: predicate {predicate!r} is not one the harness "
+                           f"evaluates.{suggest(str(predicate), PREDICATES)}")
+    wanted = ARGUMENTS[predicate]
+    for key in raw:
+        if key not in _KEYS and key not in wanted:
+            raise HarnessError(f"{where}: unknown key {key!r} for predicate {predicate!r}."
+                               f"{suggest(key, _KEYS | set(wanted))}")
+    missing = [k for k in wanted if not isinstance(raw.get(k), str)]
+    if missing:
+        raise HarnessError(f"{where}: predicate {predicate!r} needs {missing[0]} = \"...\" "
+                           f"({wanted[missing[0]]})")
+    claim_id = raw.get("id")
+    if not isinstance(claim_id, str) or not _ID.match(claim_id):
+        raise HarnessError(f"{where}: id must be ASCII kebab-case text, got {claim_id!r}")
+    expect = raw.get("expect")
+    if expect is not None and (not isinstance(expect, list)
+                               or not all(isinstance(v, str) for v in expect)):
+        raise HarnessError(f"{where}: expect must be a list of strings, got {expect!r}")
+    sentences: dict[str, str] = {}
+    for lang in ("es", "en"):
+        text = raw.get(lang)
+        if not isinstance(text, str) or not text.strip():
+            raise HarnessError(f"{where}: the claim needs its sentence in {lang!r}")
+        if expect is None and "{value}" not in text:
+            raise HarnessError(f"{where}: a claim without expect is generated from the "
+                               f"records: its {lang!r} sentence must hold {{value}}")
+        sentences[lang] = text.strip()
+    return Claim(id=claim_id, page=page, predicate=predicate,
+                 args={k: raw[k] for k in wanted},
+                 expect=tuple(expect) if expect is not None else None,
+                 sentences=sentences, location=where)
+
+
+def load_claims(snippets_dir: Path, *, root: Path) -> dict[tuple[str, str], Claim]:
+    """Every page's claims, keyed by (page slug, claim id)."""
+    found: dict[tuple[str, str], Claim] = {}
+    for path in sorted(snippets_dir.glob(f"*/{CLAIMS_FILE}")):
+        shown = relative(path, root)
+        text = path.read_text(encoding="utf-8")
+        data = parse_toml(text, shown)
+        if set(data) - {"claim"}:
+            raise HarnessError(f"{shown}:1: only [[claim]] tables are allowed here")
+        lines = [n for n, line in enumerate(text.splitlines(), 1)
+                 if line.strip() == "[[claim]]"]
+        for index, raw in enumerate(data.get("claim", [])):
+            where = Location(path=shown, line=lines[index] if index < len(lines) else 1)
+            claim = _claim(raw, path.parent.name, where)
+            if (claim.page, claim.id) in found:
+                raise HarnessError(f"{where}: a second claim with id {claim.id!r}; ids are "
+                                   f"unique within a page (first at "
+                                   f"{found[(claim.page, claim.id)].location})")
+            found[(claim.page, claim.id)] = claim
+    return found

@@ -1,0 +1,67 @@
+"""A claim's sentence as the page shows it, or the build error that it no longer holds.
+
+The sentence is the contributor's Markdown; what the records fill into ``{value}`` is
+escaped like every other record text. ``{value}`` is a list in the page's language
+(«`float64` y `float16`»); ``{value|→}`` joins the values with the text after ``|``
+(«256→512→512→10»). A power of ten reads ``10⁻³``. No torch import.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from harness.core.errors import HarnessError, Location
+from harness.records.claims import Evaluation
+from harness.text.markdown import cell, code
+from harness.text.numbers import decimal
+from harness.text.words import word
+
+__all__ = ["render_claim"]
+
+_VALUE = re.compile(r"\{value(?:\|(?P<sep>[^}]*))?\}")
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _number(text: str, lang: str) -> str:
+    """A setting as prose reads it: ``10⁻³`` for 0.001, ``0,5`` for 0.5, ``512`` for 512."""
+    try:
+        value = float(text)
+    except ValueError:
+        return text
+    if value.is_integer() and abs(value) < 1e6:
+        return str(int(value))
+    exponent = math.log10(abs(value)) if value else 0.0
+    if value > 0 and exponent.is_integer():
+        return "10" + str(int(exponent)).translate(_SUPERSCRIPT)
+    return decimal(value, lang)
+
+
+def _listed(values: tuple[str, ...], lang: str, sep: str | None) -> str:
+    numbers = [_number(v, lang) for v in values]
+    if sep is not None:
+        return cell(sep).join(cell(n) for n in numbers)
+    shown = [cell(n) if n[:1].isdigit() else code(n) for n in numbers]
+    if not shown:
+        return word(lang, "claim_none")
+    if len(shown) == 1:
+        return shown[0]
+    return f"{', '.join(shown[:-1])} {word(lang, 'claim_and')} {shown[-1]}"
+
+
+def render_claim(evaluation: Evaluation, lang: str, where: Location) -> str:
+    """The sentence for ``lang``; raises naming ``where`` (the marker's page line) when
+    the records contradict it."""
+    claim = evaluation.claim
+    if evaluation.values is None:
+        return f"*{word(lang, 'missing')}*"
+    if not evaluation.holds:
+        expected = ", ".join(claim.expect or ())
+        raise HarnessError(
+            f"{where}: claim {claim.id!r} ({claim.location}) no longer holds: its sentence "
+            f"asserts {claim.predicate} = [{expected}], the records show "
+            f"[{', '.join(evaluation.values)}]. Rewrite the sentence and its expect in "
+            f"{claim.location.path}, or fix the records.")
+    sentence = claim.sentences[lang]
+    return _VALUE.sub(lambda m: _listed(evaluation.values or (), lang, m.group("sep")),
+                      sentence)

@@ -1,0 +1,148 @@
+"""Claims about the records: declared with a predicate, evaluated against the records,
+shown as the sentence or failing the build with the page line (harness/sources/claims.py,
+harness/records/claims.py, harness/views/claims.py). The strict build's side, a record
+flipped under a real page's claim, is tests/faults/test_faults_build.py's «claim-flipped»."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support import ROOT
+
+from harness.core.errors import HarnessError, Location
+from harness.records.claims import _PREDICATES, evaluate
+from harness.records.store import Records, load_all
+from harness.sources.claims import ARGUMENTS, PREDICATES, load_claims
+from harness.sources.trials import load_trials
+from harness.views.claims import render_claim
+
+WHERE = Location(path=Path("docs/pagina.md"), line=12)
+
+
+def _claims(tmp_path: Path, body: str) -> dict:
+    folder = tmp_path / "snippets" / "pagina"
+    folder.mkdir(parents=True)
+    (folder / "claims.toml").write_text(body, encoding="utf-8")
+    return load_claims(tmp_path / "snippets", root=tmp_path)
+
+
+CLAIM = '''
+[[claim]]
+id = "solo-cpu"
+predicate = "example-devices"
+expect = ["cpu"]
+es = "todo se registró en una CPU"
+en = "everything was recorded on a CPU"
+'''
+
+
+def test_every_declared_predicate_is_evaluated_and_documented() -> None:
+    assert set(_PREDICATES) == set(PREDICATES) == set(ARGUMENTS)
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    (CLAIM.replace("example-devices", "example-device"),
+     "snippets/pagina/claims.toml:2: predicate 'example-device' is not one the harness "
+     "evaluates. Did you mean 'example-devices'?"),
+    (CLAIM.replace('en = "everything was recorded on a CPU"\n', ""),
+     "snippets/pagina/claims.toml:2: the claim needs its sentence in 'en'"),
+    (CLAIM.replace('expect = ["cpu"]\n', ""),
+     "its 'es' sentence must hold {value}"),
+    (CLAIM.replace('expect = ["cpu"]', 'expect = "cpu"'), "expect must be a list of strings"),
+    (CLAIM.replace('predicate = "example-devices"', 'predicate = "faster-passing"'),
+     'predicate \'faster-passing\' needs device = "..."'),
+    (CLAIM + "devise = 'cpu'\n", "unknown key 'devise' for predicate 'example-devices'"),
+    (CLAIM + CLAIM, "snippets/pagina/claims.toml:9: a second claim with id 'solo-cpu'"),
+    (CLAIM.replace('id = "solo-cpu"', 'id = "Solo CPU"'), "id must be ASCII kebab-case"),
+])
+def test_a_malformed_claim_names_its_file_and_line(tmp_path: Path, body: str,
+                                                   message: str) -> None:
+    with pytest.raises(HarnessError, match=None) as caught:
+        _claims(tmp_path, body)
+    assert message in str(caught.value)
+
+
+def test_a_claim_holds_or_fails_naming_the_page_line(tmp_path: Path) -> None:
+    claim = _claims(tmp_path, CLAIM)[("pagina", "solo-cpu")]
+    records = load_all(ROOT / "results")
+    records = Records(items=[r for r in records.items if r.device_type == "cpu"])
+    assert render_claim(evaluate(claim, records, {}), "es", WHERE) == "todo se registró en una CPU"
+    gpu = [r for r in load_all(ROOT / "results").items if r.device_type == "cuda"]
+    assert gpu, "the committed records hold no GPU set to flip the claim with"
+    flipped = Records(items=[*records.items, *(
+        type(g)(torch_build=g.torch_build, device_key=g.device_key,
+                environments=g.environments, rows=g.rows,
+                observations=records.items[0].observations) for g in gpu)])
+    with pytest.raises(HarnessError) as caught:
+        render_claim(evaluate(claim, flipped, {}), "es", WHERE)
+    assert str(caught.value).startswith(
+        "docs/pagina.md:12: claim 'solo-cpu' (snippets/pagina/claims.toml:2) no longer holds: "
+        "its sentence asserts example-devices = [cpu], the records show [cpu, cuda].")
+
+
+def test_without_records_a_claim_reads_sin_medicion(tmp_path: Path) -> None:
+    claim = _claims(tmp_path, CLAIM)[("pagina", "solo-cpu")]
+    assert render_claim(evaluate(claim, Records(items=[]), {}), "es", WHERE) == "*sin medición*"
+    assert render_claim(evaluate(claim, Records(items=[]), {}), "en", WHERE) == "*no measurement*"
+
+
+def test_generated_sentences_fill_values_from_the_records(tmp_path: Path) -> None:
+    claims = _claims(tmp_path, '''
+[[claim]]
+id = "tolerancia"
+predicate = "trial-setting"
+trial = "matmul_256_float32"
+field = "tolerance"
+es = "un error relativo de {value}"
+en = "a relative error of {value}"
+
+[[claim]]
+id = "rapidos"
+predicate = "faster-failing"
+device = "cpu"
+than = "float32"
+es = "más rápidos pero fuera de tolerancia: {value}"
+en = "faster but out of tolerance: {value}"
+''')
+    specs = load_trials()
+    records = load_all(ROOT / "results")
+    tolerance = evaluate(claims[("pagina", "tolerancia")], records, specs)
+    assert render_claim(tolerance, "es", WHERE) == "un error relativo de 10⁻³"
+    faster = evaluate(claims[("pagina", "rapidos")], records, specs)
+    assert faster.values is not None
+    # Every dtype named is really faster than float32 on the same work and fails quality.
+    for dtype in faster.values:
+        assert any(specs[r.trial].dtype == dtype and not r.quality_pass
+                   for record in records.items if record.device_type == "cpu"
+                   for r in record.rows)
+    shown = render_claim(faster, "en", WHERE)
+    assert shown.startswith("faster but out of tolerance: ")
+    assert "<code>" in shown or shown.endswith(": none")
+
+
+def test_a_claim_on_an_unknown_trial_names_the_claims_line(tmp_path: Path) -> None:
+    claims = _claims(tmp_path, '''
+[[claim]]
+id = "tolerancia"
+predicate = "trial-setting"
+trial = "matmul_257_float32"
+field = "tolerance"
+es = "{value}"
+en = "{value}"
+''')
+    with pytest.raises(HarnessError, match=r"snippets/pagina/claims.toml:2: no trial "
+                                           r"'matmul_257_float32'"):
+        evaluate(claims[("pagina", "tolerancia")], Records(items=[]), load_trials())
+
+
+def test_record_values_in_a_sentence_are_escaped(tmp_path: Path) -> None:
+    claim = _claims(tmp_path, CLAIM.replace('expect = ["cpu"]\n', "")
+                    .replace("todo se registró en una CPU", "dispositivos: {value}")
+                    .replace("everything was recorded on a CPU", "devices: {value}"))
+    evaluation = evaluate(claim[("pagina", "solo-cpu")], Records(items=[]), {})
+    hostile = type(evaluation)(claim=evaluation.claim,
+                               values=("<img src=x onerror=alert(1)>", "[x](javascript:y)"))
+    shown = render_claim(hostile, "es", WHERE)
+    assert "<img" not in shown
+    assert "](" not in shown and "[x]" not in shown  # no Markdown link can form
