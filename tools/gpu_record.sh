@@ -1,32 +1,81 @@
 #!/usr/bin/env bash
-# Record the GPU trials on a machine that has only Python (3.11 or 3.12) and torch:
-# nothing is installed and nothing is downloaded. Each trial group is a separate
-# record run, so a group that hangs or crashes (stopped by `timeout`) loses only itself:
-# every finished group is already committed, atomically, to the record set.
+# Record on a GPU machine that has only Python (3.11 or 3.12) and torch: nothing is
+# installed and nothing is downloaded; the harness travels in this checkout. One run of
+# at most about 5 minutes (RECORD_BUDGET seconds) records, in this order:
+#   1. the examples' observations on the GPU (<device>.examples.jsonl);
+#   2. the sync trials (groups sync and sync_calls: few calls, three clocks);
+#   3. matmul_8192_bfloat16 again, with --bare-loop: the harness's latency against a bare
+#      loop of the same step timed with device events in the same process, stored in the
+#      record's environment (bare_loop) for the page.
+# Each step is a separate record run under `timeout`, so a step that hangs or crashes
+# loses only itself: every finished step is already committed, atomically, to the set.
 #
-#   tools/gpu_record.sh [RESULTS_DIR]     (default: results/ of this checkout)
+#   tools/gpu_record.sh [RESULTS_DIR]      (default: results/ of this checkout)
+#   HARNESS_GPU_DRY=1 tools/gpu_record.sh  the same entry points on the CPU with tiny
+#                                          sizes, into a scratch folder (never results/)
 #
+# With $OUT set (the device machine's output folder), the record sets, whose folder names
+# hold '+' (2.11.0+cu130), come back packed in $OUT/results.tar, with the log beside it.
 # Then, in a checkout with the docs tools: python -m harness publish check
 set -uo pipefail
 cd "$(dirname "$0")/.."
-results="${1:-results}"
-device="${DEVICE:-cuda}"
 python="${PYTHON:-python3}"
-per_group="${GROUP_TIMEOUT:-240}"
+budget="${RECORD_BUDGET:-290}"
+trials_file=harness/trials.toml
+bare_trial=matmul_8192_bfloat16
+extra=()
+if [ "${HARNESS_GPU_DRY:-0}" = 1 ]; then
+    device=cpu
+    scratch="$(mktemp -d)"
+    results="${1:-$scratch/results}"
+    trials_file="$scratch/trials.toml"
+    # Tiny sizes, and every trial applies to the CPU, so each step has work to record.
+    sed -e 's/^shape = \[\(4096\|8192\), \(4096\|8192\)\]/shape = [64, 64]/' \
+        -e 's/^devices = .*/devices = ["cpu", "cuda", "mps", "xpu"]/' \
+        harness/trials.toml >"$trials_file"
+    extra=(--min-run-time 0.05)
+else
+    device="${DEVICE:-cuda}"
+    results="${1:-results}"
+fi
 mkdir -p "$results"
+log="${OUT:-$(mktemp -d)}/gpu_record.log"
+mkdir -p "$(dirname "$log")"
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
-"$python" - <<'PY'
-import platform, torch
+exec > >(tee -a "$log") 2>&1
+"$python" - <<'PY' || exit 1
+import platform, sys
+if sys.version_info < (3, 11):
+    sys.exit(f"python {platform.python_version()}: the harness needs Python 3.11 or later")
+import torch
 print("python", platform.python_version(), "torch", torch.__version__,
       "cuda available", torch.cuda.is_available(),
       torch.cuda.get_device_name(0) if torch.cuda.is_available() else "")
 PY
 status=0
-for group in matmul sync mlp autograd; do
-    echo "== group $group"
-    timeout "$per_group" "$python" -m harness record --device "$device" --only trials \
-        --groups "$group" --results "$results" || status=1
-done
+step() {  # step NAME LIMIT ARGS...: one record run, within what is left of the budget
+    local name="$1" limit="$2" left=$((budget - SECONDS))
+    shift 2
+    [ "$left" -lt "$limit" ] && limit="$left"
+    if [ "$limit" -le 5 ]; then
+        echo "== $name: skipped, the ${budget} s budget is spent"
+        status=1
+        return
+    fi
+    echo "== $name (at most ${limit} s)"
+    timeout "$limit" "$python" -m harness record --device "$device" --results "$results" \
+        --trials-file "$trials_file" "${extra[@]}" "$@" || status=1
+}
+step examples 150 --only examples
+step sync 70 --only trials --groups sync sync_calls
+step bare-loop 60 --only trials --trials "$bare_trial" --bare-loop "$bare_trial"
 # Locks are only for concurrent writers on this machine; they are not records.
 find "$results" -name '.*.lock' -delete
+if [ -n "${OUT:-}" ]; then
+    (cd "$results" && find . -maxdepth 1 -type d -name '*+*' -printf '%P\n' |
+        tar -cf "$OUT/results.tar" -T -) || status=1
+    [ -f "$results/published.toml" ] && cp "$results/published.toml" "$OUT/"
+    echo "packed: $(tar -tf "$OUT/results.tar" | grep -c .) files in $OUT/results.tar"
+fi
+echo "== done in ${SECONDS} s, status $status, records in $results"
 exit "$status"

@@ -24,6 +24,9 @@ __all__ = [
     "Expectation",
     "Observation",
     "Snippet",
+    "TRIAL_CLOCKS",
+    "TRIAL_RELATIONS",
+    "TrialExpectation",
     "TrialSpec",
 ]
 
@@ -120,6 +123,38 @@ class Observation:
     """The recording run it came from (its environment is kept under this id)."""
 
 
+#: How a trial with a fixed number of calls reads its clock (``params.clock``): the host
+#: clock with no wait, the host clock after synchronizing, or the device's own events.
+TRIAL_CLOCKS: tuple[str, ...] = ("host", "synchronized", "events")
+#: How a trial's latency relates to another trial's in an analytic trial expectation.
+TrialRelation = Literal["below", "within"]
+TRIAL_RELATIONS: tuple[str, ...] = get_args(TrialRelation)
+
+
+@dataclass(frozen=True, kw_only=True)
+class TrialExpectation:
+    """A claim about a trial's latency relative to another trial of the same record set,
+    derived by hand (``[trial.expect]`` in ``harness/trials.toml``)."""
+
+    relation: TrialRelation
+    """``below``: latency < factor × the other's; ``within``: |latency / other's − 1| ≤ factor."""
+    of: str
+    """The other trial's name."""
+    factor: float
+    derivation: str
+    """Why the relation must hold, in Spanish (shown on the page)."""
+    derivation_en: str = ""
+    known_failure: str = ""
+    """Why the relation is known not to hold; empty when it must hold."""
+    location: Location | None = None
+
+    def holds(self, ratio: float) -> bool:
+        """Whether ``ratio`` (this trial's latency / the other's) satisfies the relation."""
+        if self.relation == "below":
+            return ratio < self.factor
+        return abs(ratio - 1.0) <= self.factor
+
+
 @dataclass(frozen=True, kw_only=True)
 class TrialSpec:
     """A fixed piece of work, declared as data (``harness/trials.toml``)."""
@@ -141,6 +176,8 @@ class TrialSpec:
     """Part of the quick (CI) record."""
     devices: tuple[str, ...] = ("cpu", "cuda", "mps", "xpu")
     params: dict[str, Any] = field(default_factory=dict)
+    expect: TrialExpectation | None = None
+    """An analytic claim about its latency; not part of what is measured (nor its hash)."""
     location: Location | None = None
 
 
@@ -166,3 +203,7 @@ class Environment:
     peak_source: str = ""
     """How :attr:`peak` was obtained (measured clock and ISA, or the device's specification)."""
     extra: dict[str, Any] = field(default_factory=dict)
+    bare_loop: dict[str, Any] = field(default_factory=dict)
+    """One trial's harness latency against a bare loop of the same step timed with device
+    events in the same process (``record --bare-loop``): ``trial``, ``clock``, ``calls``,
+    ``blocks``, ``harness_s``, ``bare_s``, ``ratio`` (harness / bare); empty when not run."""

@@ -23,6 +23,7 @@ __all__ = [
     "reset_peak_memory",
     "select",
     "synchronize",
+    "timing_events",
 ]
 
 #: VmHWM is the process's resident high-water mark; writing ``5`` to
@@ -105,6 +106,24 @@ def synchronize(device: Any) -> None:
         torch.accelerator.synchronize()
     else:
         _backend(device.type).synchronize()
+
+
+def timing_events(device: Any) -> tuple[Any, Any]:
+    """A (start, end) pair of events that time work on the device itself.
+
+    ``torch.Event`` (torch 2.4 and later) is the device-generic form; before it, the
+    backend's own ``Event`` class. A CPU has no device clock: its operations finish
+    before they return, so the host clock is the device's there.
+    """
+    import torch
+
+    if device.type == "cpu":
+        raise HarnessError("device events need an accelerator; on a CPU the host clock is exact")
+    if hasattr(torch, "Event"):
+        return (torch.Event(device=device, enable_timing=True),
+                torch.Event(device=device, enable_timing=True))
+    backend = _backend(device.type)
+    return backend.Event(enable_timing=True), backend.Event(enable_timing=True)
 
 
 def _status_bytes(field: str) -> int:

@@ -18,7 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import HarnessError, Location, parse_toml, relative, suggest
-from harness.core.types import DEVICE_TYPES, DTYPES, TASKS, TrialSpec
+from harness.core.types import (
+    DEVICE_TYPES,
+    DTYPES,
+    TASKS,
+    TRIAL_CLOCKS,
+    TrialSpec,
+)
+from harness.sources.trial_expectations import check_references, parse_expectation
 
 __all__ = [
     "TRIALS_FILE",
@@ -48,7 +55,10 @@ TRIAL_KEYS: dict[str, str] = {
     "group": "the page table the trial belongs to (required)",
     "quick": "part of the quick (CI) record, true/false (default true)",
     "devices": f"device types it applies to, subset of {list(DEVICE_TYPES)}",
-    "params": "inline table of workload parameters",
+    "params": "inline table of workload parameters; clock = host | synchronized | events "
+              "with calls and blocks (integers >= 1) times a fixed number of calls per block",
+    "expect": "[trial.expect] table: an analytic claim about its latency (keys: "
+              "harness.sources.trial_expectations.EXPECT_KEYS)",
 }
 _REQUIRED = ("name", "workload", "task", "dtype", "shape", "group")
 _NAME = re.compile(r"^[a-z0-9_]+$")
@@ -109,8 +119,10 @@ def spec_sha256(spec: TrialSpec, *, sources: dict[str, str] | None = None) -> st
     hashing many specs; the location is left out, since moving a table in the
     file does not change what is measured.
     """
+    # The expectation is a claim about the result, not part of the work measured.
     fields = {
-        f.name: getattr(spec, f.name) for f in dataclasses.fields(spec) if f.name != "location"
+        f.name: getattr(spec, f.name) for f in dataclasses.fields(spec)
+        if f.name not in ("location", "expect")
     }
     code = (sources if sources is not None else workload_sources()).get(spec.workload, "")
     text = json.dumps(fields, sort_keys=True, default=list) + "\n" + code
@@ -118,7 +130,7 @@ def spec_sha256(spec: TrialSpec, *, sources: dict[str, str] | None = None) -> st
 
 
 def _key_line(lines: list[str], start: int, end: int, key: str) -> int:
-    pattern = re.compile(rf"^\s*{re.escape(key)}\s*=")
+    pattern = re.compile(rf"^\s*({re.escape(key)}\s*=|\[\s*trial\.{re.escape(key)}\s*\])")
     for number in range(start, end):
         if pattern.match(lines[number - 1]):
             return number
@@ -173,6 +185,7 @@ def _check(raw: dict[str, Any], where: Location, line_of: Any, names: list[str])
         raise fail("devices", "names an unknown device type")
     if not isinstance(raw.get("params", {}), dict):
         raise fail("params", "is not a table")
+    _check_clock(raw.get("params", {}), fail)
     if not isinstance(raw["group"], str) or not _NAME.match(raw["group"]):
         raise fail("group", "is not a valid group name")
     return TrialSpec(
@@ -189,8 +202,21 @@ def _check(raw: dict[str, Any], where: Location, line_of: Any, names: list[str])
         quick=raw.get("quick", True),
         devices=tuple(devices),
         params=dict(raw.get("params", {})),
+        expect=parse_expectation(raw["expect"], where, line_of) if "expect" in raw else None,
         location=where,
     )
+
+
+def _check_clock(params: dict[str, Any], fail: Any) -> None:
+    """A fixed-calls clock names a known clock and positive call and block counts."""
+    if "clock" not in params:
+        return
+    if params["clock"] not in TRIAL_CLOCKS:
+        raise fail("params", f"names clock {params['clock']!r}, not one of {list(TRIAL_CLOCKS)}")
+    for key in ("calls", "blocks"):
+        value = params.get(key)
+        if not (isinstance(value, int) and not isinstance(value, bool) and value >= 1):
+            raise fail("params", f"has {key} = {value!r}, not an integer >= 1 (clock needs it)")
 
 
 def load_trials(
@@ -220,4 +246,5 @@ def load_trials(
                 f"{where}: trial name {spec.name!r} already used at {specs[spec.name].location}."
             )
         specs[spec.name] = spec
+    check_references(specs)
     return specs

@@ -5,16 +5,16 @@ One table, so a translation is made in one place. No torch import.
 
 from __future__ import annotations
 
+from harness.text.timing_words import TIMING_WORDS
+
 __all__ = ["LANGS", "WORDS", "word"]
 
 LANGS = ("es", "en")
 
 WORDS: dict[str, dict[str, str]] = {
     "es": {
+        **TIMING_WORDS["es"],
         "missing": "sin medición",
-        # Claims (harness/views/claims.py).
-        "claim_none": "ninguno",
-        "claim_and": "y",
         "stale": "desactualizado",
         "yes": "sí",
         "no": "no",
@@ -153,6 +153,7 @@ WORDS: dict[str, dict[str, str]] = {
         "held_everywhere": "Se cumplió en",
     },
     "en": {
+        **TIMING_WORDS["en"],
         "missing": "no measurement",
         "stale": "stale",
         "yes": "yes",
@@ -289,9 +290,6 @@ WORDS: dict[str, dict[str, str]] = {
         "verdict_stale": "Stale observed output",
         "failed_value": "did not hold in",
         "held_everywhere": "Held in",
-        # Claims (harness/views/claims.py).
-        "claim_none": "none",
-        "claim_and": "and",
     },
 }
 

@@ -53,6 +53,8 @@ def _field(spec: TrialSpec, row: TrialRow | None, name: str, lang: str, *,
         return "→".join(str(width) for width in spec.shape)  # layer widths, not a tensor shape
     if name == "shape":
         return record_text(shape_text(spec.shape), lang).replace("x", "×")
+    if name == "synchronized" and "clock" in spec.params:  # a fixed-calls trial's clock
+        return word(lang, f"clock_{spec.params['clock']}")
     if name == "synchronized":
         waited = row.synchronized if row is not None else spec.params.get("synchronize", True)
         return word(lang, "waited" if waited else "not_waited")
@@ -112,7 +114,9 @@ def compact_cells(row: TrialRow, spec: TrialSpec, env: Environment | None, lang:
                 Cell(html="—", numeric=True), Cell(html="—", numeric=True),
                 Cell(html=_quality(row, spec, lang))]
     latency = unbroken(latency_text(row.latency, lang)) if row.latency else "—"
-    if row.iqr_over_median is not None:
+    if row.latency and row.repeats is not None and row.repeats < 2:  # no spread in one block
+        latency += ' <span class="harness-spread">IQR —</span>'
+    elif row.iqr_over_median is not None:
         spread = unbroken(f"IQR {percent_text(row.iqr_over_median, lang)}")
         noisy = f' <span title="{word(lang, "noisy")}">⚠</span>' if row.noisy else ""
         latency += f' <span class="harness-spread">{spread}{noisy}</span>'

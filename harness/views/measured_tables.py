@@ -15,6 +15,7 @@ from harness.text.numbers import decimal
 from harness.text.words import word
 from harness.views.html_table import Cell, Row, csv_link, details, html_table
 from harness.views.measured_context import Context, row_environment
+from harness.views.measured_expectations import bare_loop_lines, expectation_block
 from harness.views.measured_row import COMPACT_COLUMNS, compact_cells, identities, missing_cells
 
 __all__ = ["compare_versions", "device_types_for", "measurements"]
@@ -120,14 +121,18 @@ def measurements(context: Context, group: str, device_types: list[str]) -> str:
         parts.append(f'<p class="harness-device"><strong>{word(context.lang, device_type)}'
                      "</strong></p>")
         records = [r for r in context.records.items if r.device_type == device_type]
+        specs = _specs(context, group, device_type)
         if not records:
             parts.append(_missing_line(context, device_type))
+            parts.append(expectation_block(context, specs, records))
             continue
         built = {r.torch_build for r in records}
         absent = [b for b in context.records.builds if b not in built]
         note = (f"<em>{word(context.lang, 'missing')}</em> {word(context.lang, 'for_build')} "
                 f"{', '.join(html_text(b) for b in absent)}") if absent else ""
-        parts.append(_table(context, _specs(context, group, device_type), records, note))
+        parts.append(_table(context, specs, records, note))
+        parts.append(expectation_block(context, specs, records))
+        parts.append(bare_loop_lines(context, specs, records))
         parts.append(_all_columns(context, group, records))
     return "\n".join(parts) + "\n"
 
