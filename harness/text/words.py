@@ -15,6 +15,9 @@ WORDS: dict[str, dict[str, str]] = {
     "es": {
         **TIMING_WORDS["es"],
         "missing": "sin medición",
+        # Claims (harness/views/claims.py).
+        "claim_none": "ninguno",
+        "claim_and": "y",
         "stale": "desactualizado",
         "yes": "sí",
         "no": "no",
@@ -290,6 +293,9 @@ WORDS: dict[str, dict[str, str]] = {
         "verdict_stale": "Stale observed output",
         "failed_value": "did not hold in",
         "held_everywhere": "Held in",
+        # Claims (harness/views/claims.py).
+        "claim_none": "none",
+        "claim_and": "and",
     },
 }
 
