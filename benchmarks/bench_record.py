@@ -38,7 +38,9 @@ def timed_record(mode: str, results: Path) -> tuple[float, int, str]:
     start = time.perf_counter()
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     lines = done.stderr.strip().splitlines()
-    return time.perf_counter() - start, done.returncode, lines[-1] if lines else ""
+    # The summary ("... trial rows and ... observations recorded"), else the last word.
+    summary = [line for line in lines if "trial rows and" in line] or lines[-1:]
+    return time.perf_counter() - start, done.returncode, summary[-1] if summary else ""
 
 
 def main() -> int:

@@ -1,7 +1,7 @@
-"""``python -m harness``: see :mod:`harness.integrations.cli`."""
+"""``python -m harness``: the command line (:mod:`harness.commands.cli`)."""
 
 import sys
 
-from harness.integrations.cli import main
+from harness.commands.cli import main
 
 sys.exit(main())

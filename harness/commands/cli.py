@@ -1,34 +1,50 @@
 """The command line, ``python -m harness COMMAND``: a small dispatcher; each
-command lives in its own module.
+command lives in its own module of this folder.
 
-A command is a subparser whose ``configure`` adds its options and whose
-``handler`` (set with ``set_defaults``) returns the exit status. Input problems
-(:class:`~harness.core.errors.HarnessError`) print one message naming file and line
-and exit with status 2, without a traceback.
+A command module has a ``configure`` that adds its options and a ``run`` that
+returns the exit status; the first paragraph of its docstring is the command's
+description in ``--help``. Input problems (:class:`~harness.core.errors.HarnessError`)
+print one message naming file and line and exit with status 2, without a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
+import re
 import sys
 from types import ModuleType
 
+from harness.commands import drift, notebooks, publish, record
 from harness.core.errors import HarnessError
-from harness.integrations import drift_command as drift
-from harness.integrations import notebooks_command as notebooks
-from harness.integrations import publish_command as publish
-from harness.integrations import record_command as record
 
-__all__ = ["COMMANDS", "main", "parser"]
+__all__ = ["COMMANDS", "DISTRIBUTION", "description", "main", "parser", "version"]
 
-#: name, module (its ``configure`` adds the options, its ``run`` returns the exit status),
-#: one-line help.
+DISTRIBUTION = "que-es-pytorch"
+#: name, module, one-line help.
 COMMANDS: tuple[tuple[str, ModuleType, str], ...] = (
     ("record", record, "measure trials and observe examples into results/"),
-    ("notebooks", notebooks, "generate docs/cuadernos/*.ipynb from the pages and snippets"),
+    ("notebooks", notebooks, "generate or check docs/cuadernos/*.ipynb"),
     ("publish", publish, "add a record set to results/published.toml, or check the list"),
     ("drift", drift, "what changed between recorded torch builds (examples and trials)"),
 )
+# reST a terminal should not show: ":mod:`x`" and "``x``" read as x.
+_ROLE = re.compile(r":[a-z]+:`~?([^`]+)`")
+_LITERAL = re.compile(r"``([^`]+)``")
+
+
+def description(module: ModuleType) -> str:
+    """The first paragraph of ``module``'s docstring, whole, as plain text."""
+    paragraph = (module.__doc__ or "").strip().split("\n\n", 1)[0]
+    text = _LITERAL.sub(r"\1", _ROLE.sub(r"\1", " ".join(paragraph.split())))
+    return text.replace("`", "")
+
+
+def version() -> str:
+    try:
+        return f"{DISTRIBUTION} {importlib.metadata.version(DISTRIBUTION)}"
+    except importlib.metadata.PackageNotFoundError:
+        return f"{DISTRIBUTION} (not installed: run from a checkout)"
 
 
 def parser() -> argparse.ArgumentParser:
@@ -36,10 +52,10 @@ def parser() -> argparse.ArgumentParser:
         prog="python -m harness",
         description="Record measurements and observed outputs for the site «Qué es PyTorch».",
     )
+    top.add_argument("--version", action="version", version=f"%(prog)s: {version()}")
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, module, summary in COMMANDS:
-        command = commands.add_parser(
-            name, help=summary, description=(module.__doc__ or "").strip().splitlines()[0])
+        command = commands.add_parser(name, help=summary, description=description(module))
         module.configure(command)
         command.set_defaults(handler=module.run)
     return top
@@ -52,4 +68,3 @@ def main(argv: list[str] | None = None) -> int:
     except HarnessError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-

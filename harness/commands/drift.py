@@ -1,7 +1,9 @@
 """``python -m harness drift``: what changed between the recorded torch builds, for
-every observed example and every trial (:mod:`harness.records.drift`).
+every observed example and every trial, written as Markdown (a pull request's
+description, a CI artifact) or as one line per item.
 
-Written as Markdown (a pull request's description, a CI artifact) or plain text.
+The classification is :mod:`harness.records.drift`'s. A records folder that is
+missing or holds no record set is an error, not an empty report.
 """
 
 from __future__ import annotations
@@ -10,8 +12,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from harness.integrations.checkout import ROOT
-from harness.records.drift import drift_report
+from harness.commands.checkout import add_results_option, add_root_option, records_folder, root_of
+from harness.core.errors import HarnessError
+from harness.records.drift import Drift, drift_report
 from harness.records.store import load_all
 from harness.sources.project import Project
 from harness.sources.trials import load_trials
@@ -20,10 +23,9 @@ from harness.views.drift import drift_markdown
 __all__ = ["configure", "report_for", "run"]
 
 
-
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--results", type=Path, default=ROOT / "results",
-                        help="records folder (default: results/ of this checkout)")
+    add_root_option(parser)
+    add_results_option(parser)
     parser.add_argument("--lang", choices=("es", "en"), default="en",
                         help="language of the report (default: en, for reviewers)")
     parser.add_argument("--format", choices=("markdown", "text"), default="markdown",
@@ -33,15 +35,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="exit 1 when any item changed, fails in one build or is missing")
 
 
-def report_for(root: Path, results: Path) -> list:  # list[Drift]
+def report_for(root: Path, results: Path) -> list[Drift]:
     """The drift report of a checkout: Python examples' expectations and every trial."""
+    records = load_all(results, root=root)
+    if not records.items:
+        raise HarnessError(
+            f"{results}: no record set; expected <torch build>/<device>.env.json and its "
+            "rows or observations (record one with `python -m harness record`)")
     project = Project.load(root)
-    return drift_report(load_all(results, root=root), project.python_expectations(),
-                        list(load_trials()))
+    return drift_report(records, project.python_expectations(), list(load_trials()))
 
 
 def run(args: argparse.Namespace) -> int:
-    report = report_for(ROOT, args.results)
+    root = root_of(args)
+    report = report_for(root, records_folder(args, root))
     if args.format == "markdown":
         text = f"# Drift between torch builds\n\n{drift_markdown(report, args.lang)}"
     else:

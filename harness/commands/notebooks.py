@@ -1,13 +1,17 @@
 """``python -m harness notebooks --write|--check``: regenerate or verify the
-notebooks built from the pages (:mod:`harness.views.notebooks`), their code cells carrying
-the outputs recorded in ``results/``."""
+notebooks built from the pages, their code cells carrying the outputs recorded in
+results/.
+
+The notebooks are :mod:`harness.views.notebooks`'s. Outside a checkout (no
+mkdocs.yml and snippets/) both modes fail, saying what they looked for.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
+from harness.commands.checkout import add_root_option, root_of
 from harness.records.store import load_all
 from harness.sources.project import Project
 from harness.views.notebooks import out_of_date
@@ -16,8 +20,7 @@ __all__ = ["configure", "run"]
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--root", type=Path, default=Path.cwd(),
-                        help="checkout to read pages and snippets from (default: .)")
+    add_root_option(parser)
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--write", action="store_true",
                       help="regenerate docs/cuadernos/*.ipynb from the pages, snippets and records")
@@ -26,7 +29,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    root = args.root.resolve()
+    root = root_of(args)
     project = Project.load(root)
     stale = out_of_date(project, load_all(root / "results", root=root))
     for path, text in stale.items():
@@ -43,4 +46,6 @@ def run(args: argparse.Namespace) -> int:
             why = ("has no page any more" if not text
                    else "differs from its page, snippets and records")
             print(f"{shown}: {why}; run `python -m harness notebooks --write`", file=sys.stderr)
+    if args.check and not stale:
+        print(f"notebooks of {root}: up to date", file=sys.stderr)
     return 1 if stale and args.check else 0

@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import importlib.util
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -93,6 +94,13 @@ def test_unsupported_dtype_is_a_row_with_its_error(recorded) -> None:
     assert row["error"].startswith(("first call: NotImplementedError:",
                                     "first call: RuntimeError:"))
     assert row["latency"] == "" and row["quality_pass"] == "false" and row["load_s"] != ""
+
+
+def test_recording_never_publishes_and_prints_the_step_that_does(recorded) -> None:
+    folder, _, stderr = recorded
+    assert not (folder.parent / "published.toml").exists()
+    assert (f"run `python -m harness publish add {folder.name} cpu --results {folder.parent}`"
+            in stderr)
 
 
 def test_not_applicable_trial_is_skipped_not_failed(recorded) -> None:
@@ -221,7 +229,8 @@ def test_recording_outside_a_checkout_or_into_a_file_is_a_clear_error(tmp_path: 
     done = run_record(cwd=tmp_path / "site-packages",
                       env={**__import__("os").environ, "PYTHONPATH": str(tmp_path / "site-packages")})
     assert done.returncode == 2
-    assert "not a checkout of the site (no docs, snippets, mkdocs.yml)" in done.stderr
+    assert ("no checkout of the site found: looked for a folder holding both mkdocs.yml and "
+            "snippets/") in done.stderr
     assert sorted(p.name for p in (tmp_path / "site-packages").iterdir()) == ["harness"]
 
 
@@ -244,6 +253,10 @@ def test_record_stores_nothing_observed_under_leaked_state_and_exits_non_zero(
     assert done.returncode == 1, done.stderr
     assert "changed torch's global state and left it changed (grad mode: True → False)" in done.stderr
     assert "not trusted: it ran after snippet 'que-es-pytorch/metadatos_tensor'" in done.stderr
+    # The examples phase shows its progress, page by page.
+    assert re.search(r"\] \d+/\d+ +[\d.]+ s  que-es-pytorch\.md  \d+ observed, \d+ FAILED",
+                     done.stderr), done.stderr
+    assert "publish add" not in done.stderr  # the set is already listed
     after = (root / "results" / build / "cpu.examples.jsonl").read_text()
     # No observation of that page was replaced (the leaking snippet changed, so its old ones
     # stay as they were, stale); the other pages' unchanged observations keep their date.

@@ -1,0 +1,125 @@
+"""The record command's first phase: everything a contributor could have mistyped,
+checked before torch is imported, into one :class:`RecordPlan`.
+
+The checkout, its pages and expectations, the records folder, the trial file
+and the selection, ``--min-run-time``, the ``HARNESS_EXAMPLE_TIMEOUT``
+variable and the installed packages are all checked here, in seconds; a run
+that would record nothing says so here. A bad value fails before a single trial
+is measured, so no measurement is thrown away on a typo.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.commands.checkout import records_folder, root_of
+from harness.commands.publish import INSTALL_HINT, require_filelock
+from harness.core.errors import HarnessError, suggest
+from harness.core.types import TrialSpec
+from harness.run.cpu_guard import QuietGuard
+from harness.run.examples import timeout_from_env
+from harness.sources.checks import check_project, raise_problems
+from harness.sources.project import Project
+from harness.sources.trials import load_trials
+
+__all__ = ["MIN_RUN_TIME", "RecordPlan", "make_plan", "seconds", "select_trials"]
+
+#: Seconds of steady state per trial: blocked_autorange is steady from about 1 s
+#: on; the quick (CI) subset trades some of that for speed.
+MIN_RUN_TIME = {"quick": 0.5, "full": 1.0}
+
+
+def seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds above zero."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a finite number of seconds > 0")
+    return value
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecordPlan:
+    """What one record run will do, decided without torch."""
+
+    root: Path
+    results: Path
+    device_type: str
+    mode: str
+    trials: tuple[TrialSpec, ...]
+    """The trials to measure, in order."""
+    skipped: tuple[TrialSpec, ...]
+    """Chosen trials that do not apply to ``device_type``."""
+    project: Project | None
+    """The checkout's pages and expectations when examples are observed, else ``None``."""
+    min_run_time: float
+    example_timeout: float
+    guard: QuietGuard | None
+
+    @property
+    def empty(self) -> bool:
+        """Nothing would be recorded (no trial applies, and no example is observed)."""
+        return not self.trials and self.project is None
+
+
+def select_trials(
+    specs: dict[str, TrialSpec], *, mode: str, names: list[str] | None, device_type: str,
+    groups: list[str] | None = None,
+) -> tuple[list[TrialSpec], list[TrialSpec]]:
+    """(trials to run, trials skipped as not applicable to ``device_type``)."""
+    if groups:
+        known = {s.group for s in specs.values()}
+        for group in groups:
+            if group not in known:
+                raise HarnessError(f"--groups: unknown group {group!r}.{suggest(group, known)}")
+        names = [s.name for s in specs.values() if s.group in groups] + list(names or [])
+    if names:
+        for name in names:
+            if name not in specs:
+                raise HarnessError(f"--trials: unknown trial {name!r}.{suggest(name, set(specs))}")
+        chosen = [specs[n] for n in dict.fromkeys(names)]
+    else:
+        chosen = [s for s in specs.values() if mode == "full" or s.quick]
+    return (
+        [s for s in chosen if device_type in s.devices],
+        [s for s in chosen if device_type not in s.devices],
+    )
+
+
+def _require_torch() -> None:
+    if importlib.util.find_spec("torch") is None:
+        raise HarnessError(
+            "record runs the trials and the examples with torch, which is not installed "
+            f"here; install the recording extra: {INSTALL_HINT} (torch, numpy and filelock), "
+            "or pip install torch")
+
+
+def make_plan(args: argparse.Namespace) -> RecordPlan:
+    """Check every argument and environment variable; import nothing that needs torch."""
+    root = root_of(args)
+    examples = args.only != "trials"
+    project = None
+    if examples:
+        project = Project.load(root)
+        raise_problems(check_project(project))
+    results = records_folder(args, root, must_exist=False)
+    specs = load_trials(args.trials_file) if args.only != "examples" else {}
+    chosen, skipped = select_trials(specs, mode=args.mode, names=args.trials,
+                                    device_type=args.device, groups=args.groups)
+    plan = RecordPlan(
+        root=root, results=results, device_type=args.device, mode=args.mode,
+        trials=tuple(chosen), skipped=tuple(skipped), project=project,
+        min_run_time=args.min_run_time or MIN_RUN_TIME[args.mode],
+        example_timeout=timeout_from_env(),
+        guard=QuietGuard() if args.quiet_guard else None,
+    )
+    if not plan.empty:
+        _require_torch()
+        require_filelock("record")
+    return plan
