@@ -78,6 +78,7 @@ def describe(
     threads: int = 1,
     root: Path | None = None,
     extra: dict[str, Any] | None = None,
+    run_id: str = "",
 ) -> Environment:
     """The environment of a record made on ``device`` by trials using ``threads``.
 
@@ -113,6 +114,7 @@ def describe(
         repo_commit=_run(["git", "rev-parse", "HEAD"], cwd=root) if root else "",
         peak=peak,
         peak_source=source,
+        run_id=run_id,
         extra={
             "memory_method": memory_method(device),
             "float32_matmul_precision": torch.get_float32_matmul_precision(),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -160,8 +161,13 @@ class ExampleReport:
     """One message per snippet that failed, or per expectation that did not hold."""
 
 
-def record_examples(*, project: Project, environment: Environment, timeout: float) -> ExampleReport:
+def record_examples(
+    *, project: Project, environment: Environment, timeout: float,
+    on_page: Callable[[Path, ExampleReport], None] | None = None,
+) -> ExampleReport:
     """Observe every example of every Spanish page, as pytest runs them, for the records.
+    ``on_page`` is called after each page with the report so far (the record command's
+    progress line).
 
     A snippet that fails, or runs after one that leaked global state, is a failure
     and none of its observations are stored: the previous ones stay.
@@ -188,4 +194,6 @@ def record_examples(*, project: Project, environment: Environment, timeout: floa
                         replace(item.observation, **stamp, snippet_sha256=snippet.sha256))
         finally:
             session.close()
+        if on_page is not None:
+            on_page(page, report)
     return report
