@@ -2,6 +2,8 @@
 #   make serve   build and serve the site on http://127.0.0.1:8000 (no torch needed)
 #   make test    run every test: page examples, unit/integration, mkdocs build --strict, browser
 #   make check PAGE=<slug>   what CI would reject for one page, each with what to do
+# Plain `make` only prints this list (`make help`): every other target installs something.
+.DEFAULT_GOAL := help
 PYTHON ?= python3
 # The published CPU records were made with these builds; any torch >= 2.6 runs the examples.
 TORCH ?= torch==2.13.0
@@ -18,7 +20,21 @@ BIN := $(VENV)/bin
 DOCS_BIN := $(DOCS_VENV)/bin
 INDEX := $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX))
 
-.PHONY: serve build test browser record check
+.PHONY: help serve build test browser record check clean
+
+help:
+	@echo "make serve               build and serve the site on http://127.0.0.1:8000 (no torch)"
+	@echo "make build               the static site in site/ (mkdocs build --strict, no torch)"
+	@echo "make test                every test (its first run installs $(TORCH) in $(VENV))"
+	@echo "make check PAGE=<slug>   what CI would reject for docs/<slug>.md, with what to do"
+	@echo "make record              record the CPU trials and examples into results/"
+	@echo "make browser             install Debian's Chromium for the browser tests (root, apt)"
+	@echo "make clean               remove build output and caches (keeps the environments)"
+
+# Build output and caches only: the environments (.venv*) take minutes to rebuild.
+clean:
+	rm -rf site/ build/ dist/ .cache/ test-artifacts/ *.egg-info/
+	find . -name __pycache__ -type d -not -path './.venv*' -prune -exec rm -rf {} +
 
 $(VENV)/.installed-$(TORCH_TAG): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
