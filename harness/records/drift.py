@@ -1,59 +1,59 @@
 """What changed between recorded torch builds: every observed example and every trial,
-classified. No torch import; the statistics are the standard library's.
+classified. No torch import.
 
-Examples, per (snippet, name) and device type, across builds:
-``identical`` (same value everywhere), ``within-tolerance`` (values differ, but each
-build's value is within the analytic tolerance of the first build's), ``changed``
-(outside it), ``failing`` (the expectation holds in some builds and not in others)
-and ``missing`` (absent from some build).
+Examples, per (snippet, name) and device key, across builds: ``identical`` (same
+value everywhere), ``within-tolerance`` (values differ, but each build's value is
+within the analytic tolerance of the first build's), ``changed`` (outside it),
+``failing`` (the expectation holds in some builds and not in others) and ``missing``.
 
-Trials, per trial and device: ``missing``, ``failing`` (an error or a quality
-failure in some builds only), ``other-hardware`` (the builds were recorded on different
-processors: timings are not comparable), and for timings a percentile bootstrap
-confidence interval for the ratio of medians of the recorded per-block samples:
-``changed`` when the interval excludes 1, ``no-measurable-difference`` otherwise. A
-bare ratio is never a verdict: two runs 3 % apart inside their spread are not a change.
+Trials, per trial and device key: ``missing``, ``failing`` (an error or a quality
+failure in some builds only), ``other-hardware`` (recorded on different processors:
+timings are not comparable), and for timings the verdict of
+:func:`harness.records.drift_stats.timing_verdict` on the recorded per-block samples:
+``changed``, ``no-measurable-difference`` or, below
+:data:`~harness.records.drift_stats.MIN_BLOCKS` blocks, ``inconclusive``. The
+statistics and their proofs live in :mod:`harness.records.drift_stats`.
+
+A comparison compares torch only if nothing else differs. Each device's
+:class:`Setup` says what else does: runs not recorded in one session (one job, one
+machine), different wheel variants (``+cpu`` against ``+cu130``), and the noise floor
+a same-build control run (``<device>.control.csv``) measured, if there is one.
 """
 
 from __future__ import annotations
 
-import math
-import statistics
 from dataclasses import dataclass, replace
 from typing import Literal
 
 from harness.core.compare import compare
 from harness.core.rows import TrialRow
 from harness.core.types import Expectation, Observation
+from harness.records.drift_stats import MIN_BLOCKS, Interval, timing_verdict
 from harness.records.store import DeviceRecord, Records
+from harness.text.drift_words import drift_detail
 
-__all__ = [
-    "CONFIDENCE",
-    "Drift",
-    "Interval",
-    "Verdict",
-    "drift_report",
-    "median_interval",
-    "ratio_interval",
-    "trial_drift",
-]
+__all__ = ["Drift", "Setup", "Verdict", "drift_report", "noise_floor", "setup_of",
+           "trial_drift"]
 
 Verdict = Literal["identical", "within-tolerance", "changed", "failing", "missing",
-                  "no-measurable-difference", "other-hardware", "single-build"]
-#: Two-sided confidence of the interval for a ratio of medians.
-CONFIDENCE = 0.95
+                  "no-measurable-difference", "inconclusive", "other-hardware",
+                  "single-build"]
 
 
 @dataclass(frozen=True, kw_only=True)
-class Interval:
-    ratio: float
-    """Median of the later build over median of the first build (above 1: slower)."""
-    low: float
-    high: float
+class Setup:
+    """How the builds compared on one device key were recorded."""
 
-    @property
-    def excludes_one(self) -> bool:
-        return self.high < 1.0 or self.low > 1.0
+    device: str
+    builds: tuple[str, ...]
+    one_session: bool
+    """Every compared run names the same non-empty session: one job, one machine."""
+    variants: tuple[str, ...] = ()
+    """The builds' wheel variants (``cpu``, ``cu130``) when they differ; else empty."""
+    floor: float | None = None
+    """The largest same-build control ratio (≥ 1); ``None`` without a control run."""
+    controls: tuple[str, ...] = ()
+    """Builds that hold a control run."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -66,105 +66,132 @@ class Drift:
     verdict: Verdict
     builds: tuple[str, ...]
     """The builds compared, oldest first (the first is the baseline)."""
-    detail: str = ""
-    """The values, the failing build, or the interval, in English."""
+    named: tuple[str, ...] = ()
+    """What the detail names: the builds missing or failing, the processors, the values."""
+    other: str = ""
+    """The build whose timing is compared with the first (the widest change)."""
     interval: Interval | None = None
+    blocks: tuple[int, ...] = ()
+    """Per-block sample counts of the builds, in :attr:`builds` order."""
+    setup: Setup | None = None
+    """For a trial: how its device's builds were recorded."""
+
+    def detail_in(self, lang: str) -> str:
+        """The detail in ``lang`` (plain text; escape it for a page)."""
+        interval = self.interval
+        return drift_detail(
+            lang, kind=self.kind, verdict=self.verdict, builds=self.builds, named=self.named,
+            other=self.other, device=self.device, blocks=self.blocks, min_blocks=MIN_BLOCKS,
+            ratio=(interval.ratio, interval.low, interval.high) if interval else None,
+            floor=self.setup.floor if self.setup else None)
+
+    @property
+    def detail(self) -> str:
+        """The detail in English (the command line's text report)."""
+        return self.detail_in("en")
 
 
-def median_interval(samples: tuple[float, ...], *, z: float) -> tuple[float, float]:
-    """Distribution-free interval for the median: the order statistics whose ranks
-    bracket n/2 by ``z`` binomial standard deviations (no assumption on the shape)."""
+def _variant(build: str) -> str:
+    return build.partition("+")[2] or "pypi"
+
+
+def noise_floor(records: list[DeviceRecord]) -> float | None:
+    """The largest median ratio between a build's rows and its control run's rows of the
+    same trial (as a factor ≥ 1); ``None`` when no record holds a control run."""
+    ratios = []
+    for record in records:
+        for control in record.control_rows:
+            row = record.row(control.trial)
+            if row is None or not row.samples_s or not control.samples_s:
+                continue
+            ratio = _median(control.samples_s) / _median(row.samples_s)
+            ratios.append(max(ratio, 1 / ratio))
+    return max(ratios) if ratios else None
+
+
+def _median(samples: tuple[float, ...]) -> float:
     ordered = sorted(samples)
-    n = len(ordered)
-    half = z * math.sqrt(n) / 2.0
-    low = max(0, math.floor(n / 2.0 - half))
-    high = min(n - 1, math.ceil(n / 2.0 + half) - 1)
-    return ordered[low], ordered[high]
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
-def ratio_interval(base: tuple[float, ...], other: tuple[float, ...]) -> Interval:
-    """Interval for median(other) / median(base) from the per-block samples.
-
-    Each median gets a distribution-free interval at 97.5 % (z ≈ 2.24); dividing the
-    ends gives an interval for the ratio that holds with at least 95 % confidence
-    (Bonferroni: both medians are inside theirs with probability ≥ 95 %). It is exact
-    for any distribution, deterministic, and takes no resampling.
-    """
-    z = statistics.NormalDist().inv_cdf(1.0 - (1.0 - CONFIDENCE) / 4.0)
-    base_low, base_high = median_interval(base, z=z)
-    other_low, other_high = median_interval(other, z=z)
-    return Interval(ratio=statistics.median(other) / statistics.median(base),
-                    low=other_low / base_high, high=other_high / base_low)
+def setup_of(device: str, records: list[DeviceRecord]) -> Setup:
+    """What differs between ``records`` (one device key) besides torch."""
+    builds = tuple(r.torch_build for r in records)
+    sessions = {e.session for r in records for e in r.environments.values()}
+    variants = tuple(dict.fromkeys(_variant(b) for b in builds))
+    one_session = len(sessions) == 1 and "" not in sessions
+    return Setup(device=device, builds=builds, one_session=one_session,
+                 variants=variants if len(variants) > 1 else (), floor=noise_floor(records),
+                 controls=tuple(r.torch_build for r in records if r.control_rows))
 
 
-def _rows(records: list[DeviceRecord], trial: str) -> dict[str, TrialRow | None]:
-    return {r.torch_build: r.row(trial) for r in records}
+def _machine(record: DeviceRecord, row: TrialRow) -> str:
+    """The processor a row ran on: the device, its host CPU (on an accelerator) and the
+    CPU's vendor numbering where the record keeps it."""
+    env = record.environment_of(row.run_id)
+    host = env.cpu_model if env.cpu_model != env.device_name else ""
+    return " · ".join(p for p in (env.device_name, host, env.cpu_id) if p)
 
 
-def trial_drift(trial: str, device: str, records: list[DeviceRecord]) -> Drift:
+def trial_drift(trial: str, device: str, records: list[DeviceRecord], *,
+                setup: Setup | None = None) -> Drift:
     """The verdict for one trial across ``records`` (one device key, oldest build first)."""
     builds = tuple(r.torch_build for r in records)
-    rows = _rows(records, trial)
-    absent = [b for b, row in rows.items() if row is None]
+    setup = setup or setup_of(device, records)
+    base_drift = Drift(kind="trial", item=trial, device=device, verdict="missing",
+                       builds=builds, setup=setup)
+    rows = {r.torch_build: r.row(trial) for r in records}
+    absent = tuple(b for b, row in rows.items() if row is None)
     if absent:
-        return Drift(kind="trial", item=trial, device=device, verdict="missing", builds=builds,
-                     detail=f"no row in {', '.join(absent)}")
+        return replace(base_drift, named=absent)
     present = [row for row in rows.values() if row is not None]
-    failed = [row.torch_build for row in present if row.failed]
+    failed = tuple(row.torch_build for row in present if row.failed)
     if failed and len(failed) < len(present):
-        return Drift(kind="trial", item=trial, device=device, verdict="failing", builds=builds,
-                     detail=f"fails (error or quality) in {', '.join(failed)} only")
-    names = {r.environment_of(row.run_id).device_name for r, row in zip(records, present,
-                                                                        strict=True)}
-    if len(names) > 1:
-        return Drift(kind="trial", item=trial, device=device, verdict="other-hardware",
-                     builds=builds, detail="recorded on " + " / ".join(sorted(names)))
+        return replace(base_drift, verdict="failing", named=failed)
+    machines = tuple(dict.fromkeys(_machine(r, row) for r, row in zip(records, present,
+                                                                       strict=True)))
+    if len(machines) > 1:
+        return replace(base_drift, verdict="other-hardware", named=machines)
     base, *others = present
+    blocks = tuple(len(row.samples_s) for row in present)
     if not others:
-        return Drift(kind="trial", item=trial, device=device, verdict="single-build",
-                     builds=builds, detail=f"only {base.torch_build} is recorded on {device}")
-    if not base.samples_s or any(not o.samples_s for o in others):
-        return Drift(kind="trial", item=trial, device=device, verdict="failing", builds=builds,
-                     detail="no timing samples in every build")
-    # Against the first build; the widest change decides (any build that moved is news).
-    intervals = [ratio_interval(base.samples_s, o.samples_s) for o in others]
-    moved = [i for i in intervals if i.excludes_one]
-    chosen = max(moved or intervals, key=lambda i: abs(i.ratio - 1.0))
-    verdict: Verdict = "changed" if moved else "no-measurable-difference"
-    detail = (f"median ratio {chosen.ratio:.3g} (95 % CI {chosen.low:.3g}–{chosen.high:.3g}) "
-              f"vs {base.torch_build}")
-    return Drift(kind="trial", item=trial, device=device, verdict=verdict, builds=builds,
-                 detail=detail, interval=chosen)
+        return replace(base_drift, verdict="single-build")
+    if 0 in blocks:
+        return replace(base_drift, verdict="failing", blocks=blocks)
+    # Against the first build; a change in any build decides, then an inconclusive one.
+    found = [(timing_verdict(base.samples_s, o.samples_s, floor=setup.floor), o.torch_build)
+             for o in others]
+    rank = {"changed": 0, "inconclusive": 1, "no-measurable-difference": 2}
+    (verdict, interval), other = min(found, key=lambda f: (
+        rank[f[0][0]], -abs(f[0][1].ratio - 1.0) if f[0][1] else 0.0))
+    return replace(base_drift, verdict=verdict, other=other, interval=interval, blocks=blocks)
 
 
 def _example_drift(expectation: Expectation, device: str,
                    found: dict[str, Observation | None]) -> Drift:
     builds = tuple(found)
     item = f"{expectation.snippet} {expectation.name}"
-    absent = [b for b, o in found.items() if o is None]
+    drift = Drift(kind="example", item=item, device=device, verdict="missing", builds=builds)
+    absent = tuple(b for b, o in found.items() if o is None)
     if absent:
-        return Drift(kind="example", item=item, device=device, verdict="missing", builds=builds,
-                     detail=f"not observed in {', '.join(absent)}")
+        return replace(drift, named=absent)
     seen = {b: o for b, o in found.items() if o is not None}
     if len(seen) == 1:
-        return Drift(kind="example", item=item, device=device, verdict="single-build",
-                     builds=builds, detail=f"only {builds[0]} is recorded on {device}")
+        return replace(drift, verdict="single-build")
     holds = {b: compare(expectation, o).holds for b, o in seen.items()}
     if len(set(holds.values())) > 1:
-        failing = [b for b, ok in holds.items() if not ok]
-        return Drift(kind="example", item=item, device=device, verdict="failing", builds=builds,
-                     detail=f"the analytic expectation fails in {', '.join(failing)} only")
+        return replace(drift, verdict="failing", named=tuple(b for b, ok in holds.items()
+                                                             if not ok))
     first, *rest = seen.values()
     if all((o.kind, o.value, o.dtype) == (first.kind, first.value, first.dtype) for o in rest):
-        return Drift(kind="example", item=item, device=device, verdict="identical", builds=builds)
+        return replace(drift, verdict="identical")
     if first.kind in ("number", "tensor", "sequence"):
         against_first = replace(expectation, value=first.value, raises="")
         if all(compare(against_first, o).holds for o in rest):
-            return Drift(kind="example", item=item, device=device, verdict="within-tolerance",
-                         builds=builds, detail="values differ within the analytic tolerance")
-    values = "; ".join(f"{b}: {o.value!r}"[:80] for b, o in seen.items())
-    return Drift(kind="example", item=item, device=device, verdict="changed", builds=builds,
-                 detail=values)
+            return replace(drift, verdict="within-tolerance")
+    return replace(drift, verdict="changed",
+                   named=tuple(f"{b}: {o.value!r}"[:80] for b, o in seen.items()))
 
 
 def drift_report(records: Records, expectations: list[Expectation],
@@ -184,5 +211,7 @@ def drift_report(records: Records, expectations: list[Expectation],
                     for r in observed}))
         with_rows = [r for r in items if r.rows]
         recorded = {row.trial for r in with_rows for row in r.rows}
-        found += [trial_drift(t, device, with_rows) for t in trials if t in recorded]
+        setup = setup_of(device, with_rows)
+        found += [trial_drift(t, device, with_rows, setup=setup) for t in trials
+                  if t in recorded]
     return found

@@ -1,6 +1,7 @@
 """Record sets: reading them validated as data, and writing them in one step.
 
 ``results/<torch build>/<device>.csv``            trial rows (:data:`CSV_HEADER`)
+``results/<torch build>/<device>.control.csv``    a same-build control run's rows (optional)
 ``results/<torch build>/<device>.examples.jsonl`` observed example outputs, one per line
 ``results/<torch build>/<device>.env.json``       ``{"runs": {run_id: environment}}``
 
@@ -40,7 +41,9 @@ __all__ = [
     "version_key",
 ]
 
-_SUFFIXES = {".csv": "rows", ".examples.jsonl": "observations", ".env.json": "environments"}
+# .control.csv before .csv: the first suffix a name ends with decides its kind.
+_SUFFIXES = {".control.csv": "control_rows", ".csv": "rows", ".examples.jsonl": "observations",
+             ".env.json": "environments"}
 _OBSERVATION_FIELDS = {f.name for f in dataclasses.fields(Observation)}
 _ENVIRONMENT_FIELDS = {f.name for f in dataclasses.fields(Environment)}
 _REQUIRED_OBSERVATION = {"snippet", "name", "kind", "value", "snippet_sha256", "run_id"}
@@ -161,6 +164,9 @@ class DeviceRecord:
     device_key: str
     environments: dict[str, Environment] = field(default_factory=dict)
     rows: list[TrialRow] = field(default_factory=list)
+    control_rows: list[TrialRow] = field(default_factory=list)
+    """Rows of a control run: the same build measured again in the job that recorded
+    :attr:`rows` (``<device>.control.csv``); the drift report's noise floor."""
     observations: list[Observation] = field(default_factory=list)
     observation_lines: dict[tuple[str, str], Location] = field(default_factory=dict)
     """Where each (snippet, name) observation sits in its record file."""
@@ -222,7 +228,7 @@ def _attribution(record: DeviceRecord, shown_folder: Path) -> None:
                 f"{env.torch_build} on {env.device_key!r}, but the file is the record of torch "
                 f"{build} on {key!r} (a copied or renamed folder?)"
             )
-    for row in record.rows:
+    for row in [*record.rows, *record.control_rows]:
         if (row.torch_build, row.device) != (build, key):
             raise HarnessError(
                 f"{row.location}: row names torch {row.torch_build} on {row.device!r} in the "
@@ -267,8 +273,8 @@ def load_all(results: Path, *, root: Path | None = None) -> Records:
                     f"{shown}:1: unknown device {key!r}.{suggest(key, DEVICE_TYPES)}")
             slot = found.setdefault((folder.name, key), {})
             kind = _SUFFIXES[suffix]
-            if kind == "rows":
-                slot["rows"] = parse_rows(path.read_text(encoding="utf-8"), shown)
+            if kind in ("rows", "control_rows"):
+                slot[kind] = parse_rows(path.read_text(encoding="utf-8"), shown)
             elif kind == "observations":
                 located = read_observations(path, shown)
                 slot["observations"] = [o for _, o in located]

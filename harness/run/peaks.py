@@ -1,123 +1,159 @@
 """Theoretical peak FLOP/s of a device: the ceiling a row's throughput is a
 fraction of. Standard library only, so it is testable without torch.
 
-CPU peaks are clock × FLOP per cycle per core for the detected vector ISA ×
-threads; accelerator peaks come from the vendors' datasheets.
+A CPU's peak is its maximum clock × FLOP per cycle per core × the row's threads.
+Both factors must be right for this exact machine, or no fraction is published
+(:func:`harness.core.peak_rule.peak_gaps`):
+
+- FLOP per cycle depends on the microarchitecture, not the vendor or the ISA flags:
+  Zen 4 and Zen 5 both report ``avx512f``, but Zen 4 runs a 512-bit FMA as two
+  256-bit halves (32 float32 FLOP/cycle) and Zen 5 has two full 512-bit FMA pipes
+  (64). The core is identified by vendor, family and model (x86) or implementer and
+  part (Arm) and looked up in :data:`MICROARCHITECTURES`, whose every entry cites its
+  source. A core that is not there has no peak.
+- The clock is the maximum the operating system reports (cpufreq's
+  ``cpuinfo_max_freq``) from a driver whose maximum includes boost clocks. The
+  nominal ``cpu MHz`` of ``/proc/cpuinfo`` is never used: a Zen 5 VM shows 2.60 GHz
+  there and runs at about 4.2.
+
+Accelerator peaks come from the vendors' datasheets (:data:`GPU_SPECS`).
 """
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from harness.core.peak_rule import trusted_clock
 from harness.core.types import Environment
+from harness.run.peak_tables import GPU_SPECS, MICROARCHITECTURES, Microarchitecture
 
 __all__ = [
-    "GPU_SPECS", "bounded_fraction", "cpu_info", "cpu_peak", "flop_per_cycle", "gpu_peak",
-    "peak_for",
+    "CpuPeak", "bounded_fraction", "cpu_id", "cpu_info", "cpu_peak", "gpu_peak",
+    "max_clock", "microarchitecture", "parse_cpuinfo", "peak_for",
 ]
 
-
-#: Dense (no sparsity) tensor-core/vector peaks, FLOP/s, from the vendors' datasheets.
-#: Matched as a substring of the device name, first match wins (PCIe before SXM).
-GPU_SPECS: tuple[tuple[str, dict[str, float], str], ...] = (
-    (
-        "H200",
-        {"bfloat16": 989e12, "float16": 989e12, "float32": 67e12, "float64": 67e12},
-        "NVIDIA H200 datasheet, dense (no sparsity); float32 without TF32",
-    ),
-    (
-        "H100 PCIe",
-        {"bfloat16": 756e12, "float16": 756e12, "float32": 51e12, "float64": 51e12},
-        "NVIDIA H100 PCIe datasheet, dense (no sparsity); float32 without TF32",
-    ),
-    (
-        "H100",
-        {"bfloat16": 989e12, "float16": 989e12, "float32": 67e12, "float64": 67e12},
-        "NVIDIA H100 SXM datasheet, dense (no sparsity); float32 without TF32",
-    ),
-    (
-        "A100",
-        {"bfloat16": 312e12, "float16": 312e12, "float32": 19.5e12, "float64": 19.5e12},
-        "NVIDIA A100 datasheet, dense (no sparsity); float32 without TF32",
-    ),
-)
+_CPUINFO = Path("/proc/cpuinfo")
+_SYS_CPU = Path("/sys/devices/system/cpu")
 
 
-def cpu_info() -> dict[str, str]:
-    try:
-        text = Path("/proc/cpuinfo").read_text(encoding="utf-8")
-    except OSError:
-        return {}
+def parse_cpuinfo(text: str) -> dict[str, str]:
+    """The first processor's ``key: value`` lines of a ``/proc/cpuinfo`` text."""
     info: dict[str, str] = {}
-    for line in text.split("\n\n")[0].splitlines():  # the first processor is enough
+    for line in text.strip().split("\n\n")[0].splitlines():
         key, _, value = line.partition(":")
         info.setdefault(key.strip(), value.strip())
     return info
 
 
-def flop_per_cycle(vendor: str, flags: set[str]) -> tuple[dict[str, float], str]:
-    """FLOP per cycle per core by dtype for the detected ISA, and why."""
-    if "avx512f" in flags:
-        # Intel server cores have two 512-bit FMA units; AMD Zen 4 runs 512-bit
-        # instructions on two 256-bit pipes, which halves the width.
-        fp32 = 64.0 if vendor == "GenuineIntel" else 32.0
-        why = f"AVX-512 FMA, {'2 × 512-bit' if fp32 == 64 else '2 × 256-bit'} units"
-    elif {"avx2", "fma"} <= flags:
-        fp32, why = 32.0, "AVX2 FMA, 2 × 256-bit units"
-    elif "asimd" in flags:
-        fp32, why = 16.0, "NEON FMA, 2 × 128-bit units assumed"
-    else:
-        return {}, "no FMA vector ISA recognised"
-    per = {"float32": fp32, "float64": fp32 / 2, "bfloat16": fp32}
-    if "amx_bf16" in flags:
-        per["bfloat16"], why = 1024.0, why + "; bfloat16 on AMX (Intel: 1024 BF16 FLOP/cycle)"
-    elif "avx512_bf16" in flags:
-        per["bfloat16"], why = (
-            2 * fp32,
-            why + "; bfloat16 via AVX512_BF16 dot products (2× float32)",
-        )
-    if "amx_fp16" in flags:
-        per["float16"], why = 1024.0, why + "; float16 on AMX"
-    elif "avx512_fp16" in flags:
-        per["float16"], why = 2 * fp32, why + "; float16 via AVX512_FP16 (2× float32)"
-    return per, why
+def cpu_info() -> dict[str, str]:
+    """This machine's :func:`parse_cpuinfo`; empty where ``/proc/cpuinfo`` is unreadable."""
+    try:
+        return parse_cpuinfo(_CPUINFO.read_text(encoding="utf-8"))
+    except OSError:
+        return {}
 
 
-def cpu_peak() -> tuple[dict[str, float], str]:
-    """Per-core peak: clock × FLOP/cycle, with the reasoning spelled out.
+def _number(text: str) -> int | None:
+    try:
+        return int(text, 0)  # Arm writes 0x41; x86 writes decimal
+    except ValueError:
+        return None
 
-    The clock is the highest one the CPU reports (cpufreq's ``cpuinfo_max_freq``), so
-    the peak bounds every run. Where only the nominal clock is visible (a VM's
-    ``cpu MHz``), turbo may exceed it: the peak is kept as stated, and any row that
-    would exceed it reads "peak unknown" (:func:`bounded_fraction`).
+
+def cpu_id(info: dict[str, str]) -> str:
+    """How the vendor numbers the core: ``AuthenticAMD family 26 model 0x02``,
+    ``ARM implementer 0x41 part 0xd0c``; empty when the lines are missing."""
+    vendor, family, model = (info.get(k, "") for k in ("vendor_id", "cpu family", "model"))
+    if vendor and _number(family) is not None and _number(model) is not None:
+        return f"{vendor} family {_number(family)} model {_number(model):#04x}"
+    implementer, part = _number(info.get("CPU implementer", "")), _number(
+        info.get("CPU part", ""))
+    if implementer is not None and part is not None:
+        return f"ARM implementer {implementer:#04x} part {part:#05x}"
+    return ""
+
+
+def microarchitecture(identity: str) -> Microarchitecture | None:
+    """The table's entry for a :func:`cpu_id`, or ``None``."""
+    words = identity.split()
+    if len(words) != 5:
+        return None
+    vendor, first, second = words[0], int(words[2], 0), int(words[4], 0)
+    for entry in MICROARCHITECTURES:
+        if entry.vendor == vendor and entry.family == first and any(
+                low <= second <= high for low, high in entry.models):
+            return entry
+    return None
+
+
+def max_clock(sys_cpu: Path = _SYS_CPU) -> tuple[float, str, str]:
+    """``(Hz, source, why not)``: the OS's maximum clock of cpu0 and where it was read,
+    or ``(0, "", reason)`` when cpufreq gives none or a driver that hides boost."""
+    folder = sys_cpu / "cpu0" / "cpufreq"
+    try:
+        khz = int((folder / "cpuinfo_max_freq").read_text(encoding="ascii").strip())
+    except (OSError, ValueError):
+        return 0.0, "", "no cpufreq cpuinfo_max_freq"
+    try:
+        driver = (folder / "scaling_driver").read_text(encoding="ascii").strip()
+    except OSError:
+        driver = ""
+    try:
+        boost: str | None = (sys_cpu / "cpufreq" / "boost").read_text(encoding="ascii")
+    except OSError:
+        boost = None
+    if not trusted_clock(driver=driver, boost=boost):
+        return 0.0, "", f"cpufreq driver {driver or 'unknown'} may hide boost clocks"
+    return khz * 1e3, f"cpufreq cpuinfo_max_freq ({driver or 'boost off'})", ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class CpuPeak:
+    """What a CPU record needs to publish (or refuse) fractions of peak."""
+
+    peak: dict[str, float] = field(default_factory=dict)
+    """Per core, FLOP/s by dtype; empty when the rule refuses a peak."""
+    source: str
+    cpu_id: str = ""
+    microarchitecture: str = ""
+    max_clock_hz: float = 0.0
+    max_clock_source: str = ""
+
+
+def cpu_peak(*, cpuinfo: str | None = None, sys_cpu: Path = _SYS_CPU) -> CpuPeak:
+    """This CPU's per-core peak by dtype, or none with the reasons spelled out.
+
+    ``cpuinfo`` (a ``/proc/cpuinfo`` text) and ``sys_cpu`` (the ``/sys/devices/system/cpu``
+    folder) default to this machine's; tests pass samples.
     """
-    info = cpu_info()
-    flags = set(info.get("flags", info.get("Features", "")).split())
-    per_cycle, why = flop_per_cycle(info.get("vendor_id", ""), flags)
-    clock, clock_source = 0.0, ""
-    max_freq = Path("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq")
-    if max_freq.exists():
-        clock = int(max_freq.read_text()) * 1e3
-        clock_source = "cpufreq cpuinfo_max_freq, an upper bound"
-    elif info.get("cpu MHz"):
-        clock = float(info["cpu MHz"]) * 1e6
-        clock_source = "'cpu MHz' of /proc/cpuinfo: nominal; turbo, if any, is not visible"
-    if not per_cycle or not clock:
-        return {}, f"no theoretical peak: {why if not per_cycle else 'clock unknown'}"
-    peak = {dtype: clock * flop for dtype, flop in per_cycle.items()}
-    listed = ", ".join(f"{d} {f:g}" for d, f in sorted(per_cycle.items()))
-    source = (
-        f"CPU, per core: {clock / 1e9:.2f} GHz ({clock_source}) × FLOP/cycle {{{listed}}} "
-        f"({why}); a row's peak is this × the threads it used"
-    )
-    return peak, source
+    info = parse_cpuinfo(cpuinfo) if cpuinfo is not None else cpu_info()
+    identity = cpu_id(info)
+    entry = microarchitecture(identity) if identity else None
+    clock, clock_source, no_clock = max_clock(sys_cpu)
+    found = CpuPeak(source="", cpu_id=identity, microarchitecture=entry.name if entry else "",
+                    max_clock_hz=clock, max_clock_source=clock_source)
+    missing = [] if entry else [f"microarchitecture without table ({identity or 'unidentified'})"]
+    missing += [no_clock] if no_clock else []
+    if entry is None or missing:
+        return replace(found, source="no theoretical peak: " + "; ".join(missing))
+    peak = {dtype: clock * flop for dtype, flop in entry.flop_per_cycle.items()}
+    listed = ", ".join(f"{d} {f:g}" for d, f in sorted(entry.flop_per_cycle.items()))
+    source = (f"CPU, per core: {clock / 1e9:.2f} GHz ({clock_source}) × FLOP/cycle {{{listed}}} "
+              f"({entry.name}: {entry.source}); a row's peak is this × the threads it used")
+    return replace(found, peak=peak, source=source)
 
 
 def gpu_peak(name: str) -> tuple[dict[str, float], str]:
+    """The datasheet peaks of the first :data:`GPU_SPECS` entry whose every word is in
+    ``name``; none for a device the table does not name."""
+    words = set(re.split(r"[^a-z0-9]+", name.lower()))
     for needle, peak, source in GPU_SPECS:
-        if needle.lower() in name.lower():
+        if set(needle.lower().split()) <= words:
             return dict(peak), source
-    return {}, f"no specification known for {name!r}; add it to GPU_SPECS in harness/run/peaks.py"
+    return {}, (f"no specification known for {name!r}; add it to GPU_SPECS in "
+                "harness/run/peak_tables.py")
 
 
 def peak_for(environment: Environment, dtype: str, threads: int) -> float | None:

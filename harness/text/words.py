@@ -5,6 +5,7 @@ One table, so a translation is made in one place. No torch import.
 
 from __future__ import annotations
 
+from harness.text.drift_words import DRIFT_WORDS
 from harness.text.timing_words import TIMING_WORDS
 
 __all__ = ["LANGS", "WORDS", "word"]
@@ -14,6 +15,13 @@ LANGS = ("es", "en")
 WORDS: dict[str, dict[str, str]] = {
     "es": {
         **TIMING_WORDS["es"],
+        # Drift verdicts (harness/text/drift_words.py) and why a peak is unknown.
+        **DRIFT_WORDS["es"],
+        "microarchitecture": "Microarquitectura",
+        "peak_gap_unidentified": "el registro no identifica la microarquitectura",
+        "peak_gap_no-table": "microarquitectura sin tabla",
+        "peak_gap_no-os-clock": "sin frecuencia máxima del sistema (cpufreq)",
+        "peak_gap_no-spec": "dispositivo sin hoja de datos en la tabla",
         "missing": "sin medición",
         # Claims (harness/views/claims.py).
         "claim_none": "ninguno",
@@ -110,22 +118,6 @@ WORDS: dict[str, dict[str, str]] = {
         "rerecord": "Para volver a registrar, con cada versión de torch que muestra la página",
         "unchecked_title": "Sin expectativa analítica",
         "known_failure": "fallo conocido",
-        "drift_identical": "idéntico",
-        "drift_within-tolerance": "dentro de la tolerancia analítica",
-        "drift_changed": "cambió",
-        "drift_failing": "falla en una versión",
-        "drift_missing": "falta en una versión",
-        "drift_no-measurable-difference": "sin diferencia medible",
-        "drift_other-hardware": "otro procesador: no comparable",
-        "drift_single-build": "una sola versión registrada",
-        "drift_item": "Elemento",
-        "drift_device": "Registro",
-        "drift_verdict": "Veredicto",
-        "drift_detail": "Detalle",
-        "drift_examples": "Ejemplos observados",
-        "drift_trials": "Ensayos medidos",
-        "drift_builds": "Versiones comparadas",
-        "drift_summary": "Resumen",
         "latency_short": "Latencia (mediana, IQR)",
         "peak_short": "Fracción del pico",
         "quality_short": "Calidad (error)",
@@ -157,6 +149,13 @@ WORDS: dict[str, dict[str, str]] = {
     },
     "en": {
         **TIMING_WORDS["en"],
+        # Drift verdicts (harness/text/drift_words.py) and why a peak is unknown.
+        **DRIFT_WORDS["en"],
+        "microarchitecture": "Microarchitecture",
+        "peak_gap_unidentified": "the record does not identify the microarchitecture",
+        "peak_gap_no-table": "microarchitecture not in the table",
+        "peak_gap_no-os-clock": "no maximum clock from the OS (cpufreq)",
+        "peak_gap_no-spec": "device without a datasheet in the table",
         "missing": "no measurement",
         "stale": "stale",
         "yes": "yes",
@@ -249,22 +248,6 @@ WORDS: dict[str, dict[str, str]] = {
         "rerecord": "To record again, under each torch build the page shows",
         "unchecked_title": "No analytic expectation",
         "known_failure": "known failure",
-        "drift_identical": "identical",
-        "drift_within-tolerance": "within the analytic tolerance",
-        "drift_changed": "changed",
-        "drift_failing": "fails in one build",
-        "drift_missing": "missing in one build",
-        "drift_no-measurable-difference": "no measurable difference",
-        "drift_other-hardware": "other processor: not comparable",
-        "drift_single-build": "one build recorded",
-        "drift_item": "Item",
-        "drift_device": "Record",
-        "drift_verdict": "Verdict",
-        "drift_detail": "Detail",
-        "drift_examples": "Observed examples",
-        "drift_trials": "Measured trials",
-        "drift_builds": "Builds compared",
-        "drift_summary": "Summary",
         "latency_short": "Latency (median, IQR)",
         "peak_short": "Fraction of peak",
         "quality_short": "Quality (error)",

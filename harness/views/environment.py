@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from harness.core.peak_rule import peak_gaps
 from harness.core.types import Environment
 from harness.records.store import DeviceRecord
 from harness.text.markdown import html_text
-from harness.text.numbers import throughput_text, unbroken
+from harness.text.numbers import decimal, throughput_text, unbroken
 from harness.text.record_words import record_text
 from harness.text.words import word
 from harness.views.measured_context import Context
@@ -23,8 +24,24 @@ _LONG = 48
 
 
 def _peak(env: Environment, lang: str) -> str:
+    """The peaks by dtype, or «pico desconocido» and why (the rule of
+    :func:`harness.core.peak_rule.peak_gaps`, so a stored peak the rule rejects is not shown)."""
+    gaps = peak_gaps(env)
+    if gaps:
+        why = "; ".join(word(lang, f"peak_gap_{g}") for g in gaps)
+        return f"{word(lang, 'peak_unknown')}: {why}"
     return ", ".join(f"{d} {throughput_text(v, 'FLOP/s', lang)}"
                      for d, v in sorted(env.peak.items()))
+
+
+def _cpu(env: Environment, lang: str) -> str:
+    """The microarchitecture and the OS's maximum clock behind a CPU peak."""
+    if not env.cpu_id:
+        return ""
+    parts = [f"{env.microarchitecture or word(lang, 'peak_gap_no-table')} ({env.cpu_id})"]
+    if env.max_clock_hz > 0:
+        parts.append(f"{decimal(env.max_clock_hz / 1e9, lang)} GHz, {env.max_clock_source}")
+    return " · ".join(parts)
 
 
 def _dates(record: DeviceRecord) -> str:
@@ -41,6 +58,7 @@ _FIELDS: tuple[tuple[str, Callable[[DeviceRecord, str], str]], ...] = (
     ("cuda_driver", lambda r, lang: " / ".join(
         x for x in (r.environment.cuda, r.environment.driver) if x)),
     ("date", lambda r, lang: _dates(r)),
+    ("microarchitecture", lambda r, lang: _cpu(r.environment, lang)),
     ("peak_table", lambda r, lang: _peak(r.environment, lang)),
     ("peak_source", lambda r, lang: record_text(r.environment.peak_source, lang)),
     ("memory_field", lambda r, lang: record_text(
@@ -85,6 +103,8 @@ def environment_table(context: Context) -> str:
                 f'<td{f" colspan={chr(34)}{len(run)}{chr(34)}" if len(run) > 1 else ""}>'
                 f"{_value(run[0], lang)}</td>" for run in runs)
         rows.append(f'<tr><th scope="row">{name}</th>{cells}</tr>')
-    return (f'<div class="harness-scroll"><table class="harness-table harness-env">'
+    return (f'<div class="harness-scroll" tabindex="0" role="region" '
+            f'aria-label="{word(lang, "environment")}">'
+            f'<table class="harness-table harness-env">'
             f'<thead><tr><th scope="col">{word(lang, "field")}</th>{head}</tr></thead>'
             f"<tbody>{''.join(rows)}</tbody></table></div>\n")

@@ -9,28 +9,10 @@ import pytest
 
 from harness.core.types import Environment
 from harness.run.cpu_guard import QuietGuard
-from harness.run.peaks import bounded_fraction, flop_per_cycle, gpu_peak, peak_for
+from harness.run.peaks import bounded_fraction, gpu_peak, peak_for
 from harness.text.words import WORDS
 
-
-@pytest.mark.parametrize(
-    ("vendor", "flags", "expected"),
-    [
-        ("GenuineIntel", {"avx512f", "amx_bf16"}, {"float32": 64, "float64": 32, "bfloat16": 1024}),
-        ("AuthenticAMD", {"avx512f", "avx512_bf16"}, {"float32": 32, "float64": 16, "bfloat16": 64}),
-        ("AuthenticAMD", {"avx2", "fma"}, {"float32": 32, "float64": 16, "bfloat16": 32}),
-        ("", {"asimd"}, {"float32": 16, "float64": 8, "bfloat16": 16}),
-    ],
-)
-def test_flop_per_cycle_follows_the_vector_isa(vendor: str, flags: set[str],
-                                                expected: dict[str, float]) -> None:
-    per_cycle, why = flop_per_cycle(vendor, flags)
-    assert {k: per_cycle[k] for k in expected} == expected
-    assert why
-
-
-def test_no_vector_isa_means_no_peak() -> None:
-    assert flop_per_cycle("", {"sse2"}) == ({}, "no FMA vector ISA recognised")
+# FLOP per cycle by microarchitecture is tested in tests/unit/test_peaks.py.
 
 
 def test_gpu_peaks_come_from_the_datasheet_table_and_name_the_gap() -> None:
@@ -38,7 +20,7 @@ def test_gpu_peaks_come_from_the_datasheet_table_and_name_the_gap() -> None:
     assert peak["bfloat16"] == 989e12 and "H200" in source
     assert gpu_peak("NVIDIA H100 PCIe")[0]["bfloat16"] == 756e12   # PCIe before SXM
     assert gpu_peak("Mystery GPU") == ({}, "no specification known for 'Mystery GPU'; add it "
-                                           "to GPU_SPECS in harness/run/peaks.py")
+                                           "to GPU_SPECS in harness/run/peak_tables.py")
 
 
 def test_a_cpu_peak_is_per_core_and_scales_with_the_rows_threads() -> None:

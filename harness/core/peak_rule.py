@@ -1,0 +1,58 @@
+"""When a fraction of peak may be published: the one rule, applied to a record's
+environment. Standard library only.
+
+A fraction of peak is throughput over a theoretical maximum; it means something
+only if that maximum is right for the machine. On a CPU that needs two facts the
+record must carry: the microarchitecture, identified by vendor, family and model
+and found in the harness's FLOP-per-cycle table (``harness/run/peaks.py``), and the
+maximum clock as the operating system reports it (cpufreq). The nominal clock of
+``/proc/cpuinfo`` is not enough: a Zen 5 core shown at 2.60 GHz runs at about 4.2.
+An accelerator's peak comes from its datasheet, matched by device name.
+
+The rule reads only the record, so records made before these fields existed (they
+lack them) read «pico desconocido», whatever peak they stored.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+from harness.core.types import Environment
+
+__all__ = ["PEAK_GAPS", "PeakGap", "peak_gaps", "trusted_clock"]
+
+#: Why no fraction is published. ``unidentified``: the record does not say which CPU
+#: it ran on (made before the rule); ``no-table``: the microarchitecture has no entry
+#: in the FLOP-per-cycle table; ``no-os-clock``: the operating system reported no
+#: maximum clock the harness trusts; ``no-spec``: no datasheet for the accelerator.
+PeakGap = Literal["unidentified", "no-table", "no-os-clock", "no-spec"]
+PEAK_GAPS: tuple[str, ...] = get_args(PeakGap)
+
+#: cpufreq drivers whose ``cpuinfo_max_freq`` includes boost (turbo) clocks. Others,
+#: acpi-cpufreq above all, report the highest nominal P-state while boost runs above
+#: it, so their maximum bounds nothing unless boost is off.
+_BOOST_AWARE = frozenset({"intel_pstate", "intel_cpufreq", "amd-pstate", "amd-pstate-epp",
+                          "amd-pstate-passive", "amd-pstate-guided", "cppc_cpufreq"})
+
+
+def trusted_clock(*, driver: str, boost: str | None) -> bool:
+    """Whether a cpufreq maximum bounds the clock: a boost-aware ``driver``, or any
+    driver with boost switched off (``boost`` is the content of cpufreq's ``boost``
+    file, ``None`` when there is none)."""
+    return driver in _BOOST_AWARE or (boost is not None and boost.strip() == "0")
+
+
+def peak_gaps(env: Environment) -> tuple[PeakGap, ...]:
+    """Why ``env``'s fractions of peak cannot be published; empty when they can."""
+    if env.device_key.split("-", 1)[0] != "cpu":
+        return () if env.peak else ("no-spec",)
+    gaps: list[PeakGap] = []
+    if not env.cpu_id:
+        gaps.append("unidentified")
+    elif not env.microarchitecture:
+        gaps.append("no-table")
+    if not (env.max_clock_hz > 0 and env.max_clock_source.startswith("cpufreq")):
+        gaps.append("no-os-clock")
+    if not gaps and not env.peak:
+        gaps.append("no-table")
+    return tuple(gaps)
