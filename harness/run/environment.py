@@ -77,13 +77,17 @@ def describe(
     key: str,
     threads: int = 1,
     root: Path | None = None,
+    session: str | None = None,
     extra: dict[str, Any] | None = None,
     run_id: str = "",
 ) -> Environment:
     """The environment of a record made on ``device`` by trials using ``threads``.
 
     ``key`` is the record's device key (``harness.store.device_key``); the caller
-    passes it because the store sits in a later layer than this module.
+    passes it because the store sits in a later layer than this module. ``session``
+    names the recording job (several builds recorded interleaved on one machine share
+    it); by default it is read from the ``HARNESS_RECORD_SESSION`` environment
+    variable, and is empty when that is unset.
     """
     import os
 
@@ -94,10 +98,15 @@ def describe(
     flags = tuple(
         f for f in _RELEVANT_FLAGS if f in set(info.get("flags", info.get("Features", "")).split())
     )
+    cpu = cpu_peak()
+    precision = torch.get_float32_matmul_precision()
     if device.type == "cpu":
-        peak, source = cpu_peak()
+        peak, source = cpu.peak, cpu.source
     else:
         peak, source = gpu_peak(name)
+        if precision != "highest":  # TF32 runs above the float32 datasheet figure
+            peak = {d: v for d, v in peak.items() if d != "float32"}
+            source += f"; no float32 peak: float32 matmul precision is {precision!r} (TF32)"
     return Environment(
         torch_build=torch.__version__,
         device_key=key,
@@ -115,9 +124,14 @@ def describe(
         peak=peak,
         peak_source=source,
         run_id=run_id,
+        cpu_id=cpu.cpu_id,
+        microarchitecture=cpu.microarchitecture,
+        max_clock_hz=cpu.max_clock_hz,
+        max_clock_source=cpu.max_clock_source,
+        session=os.environ.get("HARNESS_RECORD_SESSION", "") if session is None else session,
         extra={
             "memory_method": memory_method(device),
-            "float32_matmul_precision": torch.get_float32_matmul_precision(),
+            "float32_matmul_precision": precision,
             "torch_default_threads": torch.get_num_threads(),
             "cpu_count": os.cpu_count() or 0,
             **(extra or {}),
