@@ -202,6 +202,20 @@ class Environment:
     """Theoretical peak per dtype, FLOP/s."""
     peak_source: str = ""
     """How :attr:`peak` was obtained (measured clock and ISA, or the device's specification)."""
+    cpu_id: str = ""
+    """The CPU as its vendor numbers it, e.g. ``AuthenticAMD family 26 model 0x02`` or
+    ``ARM implementer 0x41 part 0xd0c``; empty in records made before it was kept."""
+    microarchitecture: str = ""
+    """The CPU's microarchitecture in the harness's FLOP-per-cycle table (archspec's names,
+    e.g. ``zen4``); empty when the table has no entry for :attr:`cpu_id`."""
+    max_clock_hz: float = 0.0
+    """The CPU's maximum clock as the operating system reports it; 0 when it reports none."""
+    max_clock_source: str = ""
+    """Where :attr:`max_clock_hz` was read, e.g. ``cpufreq cpuinfo_max_freq (amd-pstate)``;
+    empty when no trustworthy maximum was read (then no CPU fraction of peak is published)."""
+    session: str = ""
+    """The recording job this run belonged to: runs of several builds with the same session
+    were recorded in one job on one machine, interleaved; empty when not said."""
     extra: dict[str, Any] = field(default_factory=dict)
     bare_loop: dict[str, Any] = field(default_factory=dict)
     """One trial's harness latency against a bare loop of the same step timed with device

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from harness.core.peak_rule import peak_gaps
 from harness.core.rows import TrialRow
 from harness.core.types import Environment, TrialSpec
 from harness.sources.trials import shape_text
@@ -84,11 +85,12 @@ def identities(specs: list[TrialSpec], rows: dict[str, TrialRow], lang: str) -> 
 
 
 def _peak(row: TrialRow, env: Environment | None, lang: str) -> str:
-    if row.peak_fraction is not None:
+    if row.throughput_unit != "FLOP/s":
+        return "—"
+    # A stored fraction shows only if the record passes the peak rule as it is now.
+    if row.peak_fraction is not None and env is not None and not peak_gaps(env):
         return unbroken(percent_text(row.peak_fraction, lang))
-    if env is not None and row.dtype in env.peak and row.throughput_unit == "FLOP/s":
-        return word(lang, "peak_unknown")
-    return "—"
+    return word(lang, "peak_unknown")
 
 
 def _quality(row: TrialRow, spec: TrialSpec, lang: str) -> str:
