@@ -54,6 +54,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="before each trial wait for other processes to leave the CPUs, "
                              f"and measure a trial again (up to {GUARD_TRIES} times) when "
                              "they shared them")
+    parser.add_argument("--bare-loop", metavar="NAME",
+                        help="after the trials, time trial NAME's step again in a bare loop "
+                             "timed with device events, in the same process, and store "
+                             "harness / bare in the environment (NAME must be recorded too)")
     parser.add_argument("--min-run-time", type=seconds, metavar="S",
                         help="steady-state seconds per trial (default: 0.5 quick, 1.0 full)")
 

@@ -15,7 +15,7 @@ import os
 import secrets
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TextIO
 
@@ -91,8 +91,9 @@ def _summary(row: TrialRow) -> str:
         return f"error: {row.error}"
     quality = "quality ok" if row.quality_pass else f"QUALITY FAIL ({row.quality_error:.3g})"
     noisy = " noisy" if row.noisy else ""
-    latency, spread = row.latency or 0.0, row.iqr_over_median or 0.0
-    return (f"{latency * 1e3:.4g} ms, IQR/median {spread:.1%}{noisy}, "
+    latency = row.latency or 0.0
+    spread = "—" if row.iqr_over_median is None else f"{row.iqr_over_median:.1%}"
+    return (f"{latency * 1e3:.4g} ms, IQR/median {spread}{noisy}, "
             f"{row.throughput or 0:.4g} {row.throughput_unit}, {quality}")
 
 
@@ -162,8 +163,8 @@ def _environment(plan: RecordPlan, device: object, key: str) -> Environment:
         "malloc_mmap_threshold": os.environ.get(
             "MALLOC_MMAP_THRESHOLD_", "glibc default (dynamic)"
         ),
-        "warm_up": "each trial's workload is built, called and freed once before its "
-                   "memory baseline and timing",
+        "warm_up": "each trial's workload is built, called, run once through the timing "
+                   "path and freed before its memory baseline and timing",
     }
     if plan.guard is not None:
         extra["quiet_guard_limit_cores"] = plan.guard.limit
@@ -179,6 +180,12 @@ def execute(plan: RecordPlan) -> Outcome:
     paths = store.SetPaths.of(plan.results, environment.torch_build, key)
     rows, shared = _trials(plan, device=device, environment=environment) if plan.trials \
         else ([], [])
+    timed = next((r for r in rows if r.trial == plan.bare_loop and r.latency), None)
+    if timed is not None and timed.latency:  # only a measured row has a latency to compare
+        spec = next(s for s in plan.trials if s.name == timed.trial)
+        environment = replace(environment, bare_loop=timing.bare_loop(
+            spec, device=device, harness_s=timed.latency))
+        print(f"bare loop: {environment.bare_loop}", file=sys.stderr)
     examples = _examples(plan, environment) if plan.project is not None else ExampleReport()
     committed = None
     if rows or examples.observations:

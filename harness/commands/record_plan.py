@@ -61,6 +61,8 @@ class RecordPlan:
     min_run_time: float
     example_timeout: float
     guard: QuietGuard | None
+    bare_loop: str = ""
+    """A recorded trial to time again in a bare loop (``--bare-loop``), or empty."""
 
     @property
     def empty(self) -> bool:
@@ -118,7 +120,11 @@ def make_plan(args: argparse.Namespace) -> RecordPlan:
         min_run_time=args.min_run_time or MIN_RUN_TIME[args.mode],
         example_timeout=timeout_from_env(),
         guard=QuietGuard() if args.quiet_guard else None,
+        bare_loop=args.bare_loop or "",
     )
+    if plan.bare_loop and plan.bare_loop not in {s.name for s in chosen}:
+        raise HarnessError(f"--bare-loop {plan.bare_loop}: not among the trials this run "
+                           "records on this device; name it with --trials too")
     if not plan.empty:
         _require_torch()
         require_filelock("record")
