@@ -74,6 +74,10 @@ class SetPaths:
         return self.folder / f"{self.key}.csv"
 
     @property
+    def control_rows(self) -> Path:
+        return self.folder / f"{self.key}.control.csv"
+
+    @property
     def observations(self) -> Path:
         return self.folder / f"{self.key}.examples.jsonl"
 
@@ -320,18 +324,26 @@ def commit_set(
     rows: list[TrialRow] | None = None,
     observations: list[Observation] | None = None,
     expected: set[tuple[str, str]] | None = None,
+    control: bool = False,
 ) -> CommitReport:
     """Merge a run's ``rows`` and ``observations`` into the set, in one atomic step.
 
     Rows replace rows of the same (trial, threads). An observation equal to the
     stored one keeps the stored date and run. With ``expected`` (every (snippet,
     name) an expectation asks for), stored observations outside it are removed.
-    Environments no row or observation names any more are dropped.
+    Environments no row or observation names any more are dropped. With ``control``,
+    ``rows`` are a same-build control run's and merge into ``<device>.control.csv``.
     """
     shown = paths.folder
+    target, beside = ((paths.control_rows, paths.rows) if control
+                      else (paths.rows, paths.control_rows))
     with locked(paths.folder, paths.key):
-        old_rows = (parse_rows(paths.rows.read_text(encoding="utf-8"), shown / paths.rows.name)
-                    if paths.rows.exists() else [])
+        old_rows = (parse_rows(target.read_text(encoding="utf-8"), shown / target.name)
+                    if target.exists() else [])
+        # The other rows file is not rewritten, but its runs must stay described.
+        beside_runs = ({r.run_id for r in parse_rows(beside.read_text(encoding="utf-8"),
+                                                     shown / beside.name)}
+                       if beside.exists() else set())
         old_obs = ([o for _, o in read_observations(paths.observations, paths.observations)]
                    if paths.observations.exists() else [])
         envs = (read_environments(paths.environments, paths.environments)
@@ -352,11 +364,11 @@ def commit_set(
         removed = sorted(f"{s} {n}" for s, n in by_key if expected is not None
                          and (s, n) not in expected)
         kept = [o for k, o in by_key.items() if expected is None or k in expected]
-        used = {r.run_id for r in merged_rows} | {o.run_id for o in kept}
+        used = {r.run_id for r in merged_rows} | {o.run_id for o in kept} | beside_runs
         envs = {k: v for k, v in envs.items() if k in used}
         texts: dict[Path, str] = {}
         if merged_rows:
-            texts[paths.rows] = format_rows(merged_rows)
+            texts[target] = format_rows(merged_rows)
         if kept or paths.observations.exists():
             texts[paths.observations] = _dump_observations(kept)
         texts[paths.environments] = json.dumps(

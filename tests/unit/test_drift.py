@@ -27,7 +27,7 @@ from harness.records.drift_stats import (
     ratio_interval,
     timing_verdict,
 )
-from harness.records.store import DeviceRecord, Records
+from harness.records.store import DeviceRecord, Records, SetPaths, commit_set, load_all
 from harness.views.drift import drift_markdown
 
 
@@ -239,3 +239,36 @@ def test_spanish_counts_agree_with_their_number() -> None:
     records = Records(items=[record("2.13", value=6.0), record("2.14", value=6.0)])
     report = drift_report(records, [EXPECT, EXPECT], [])
     assert "Resumen: 2 idénticos." in drift_markdown(report, "es")
+
+
+def test_a_record_set_holds_a_control_run_beside_its_rows(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    paths = SetPaths.of(results, "2.13", "cpu")
+    paths.folder.mkdir(parents=True)
+
+    def env(run: str) -> Environment:
+        return Environment(torch_build="2.13", device_key="cpu", device_name="Sample CPU",
+                           run_id=run, session="job-1", date=f"2026-12-01T00:00:0{run[-1]}")
+
+    def one(run: str, median: float) -> TrialRow:
+        return row("2.13", samples(median, 0.01, seed=len(run)), run=run)
+
+    commit_set(paths, environment=env("run-1"), rows=[one("run-1", 1e-3)])
+    commit_set(paths, environment=env("run-2"), rows=[one("run-2", 1.04e-3)], control=True)
+    commit_set(paths, environment=env("run-3"), rows=[one("run-3", 1e-3)])  # replaces run-1
+    (record,) = load_all(results, root=tmp_path).items
+    assert [r.run_id for r in record.rows] == ["run-3"]
+    assert [r.run_id for r in record.control_rows] == ["run-2"]
+    assert set(record.environments) == {"run-2", "run-3"}  # the control's run stays described
+    (found,) = drift_report(Records(items=[record, record_like("2.14", record)]), [], ["mm"])
+    assert found.setup is not None and found.setup.controls == ("2.13",)
+    assert found.setup.floor == pytest.approx(1.04, rel=0.02)
+
+
+def record_like(build: str, template: DeviceRecord) -> DeviceRecord:
+    """``template``'s rows under another build name, recorded in the same session."""
+    env = Environment(torch_build=build, device_key="cpu", device_name="Sample CPU",
+                      run_id=build, session="job-1")
+    rows = [row(build, r.samples_s, run=build) for r in template.rows]
+    return DeviceRecord(torch_build=build, device_key="cpu", environments={build: env},
+                        rows=rows)
