@@ -83,6 +83,9 @@ _SPANISH_PLURAL: dict[str, tuple[str, str]] = {
 }
 _ENGLISH_PLURAL: dict[str, tuple[str, str]] = {
     "failing": ("fails in one build", "fail in one build"),
+    "other-hardware": ("on another processor: not comparable",
+                       "on another processor: not comparable"),
+    "single-build": ("with one build recorded", "with one build recorded"),
 }
 
 
