@@ -115,7 +115,7 @@ class PageSession:
     def run(self, snippet: Snippet) -> list[Checked]:
         """Run a Python snippet; raises SnippetFailed when it did not complete cleanly."""
         if self.runner is None:
-            self.runner = PageRunner()
+            self.runner = PageRunner(checkout=self.project.root)
         shown = self.project.shown(snippet.path)
         if self.leaked:
             raise SnippetFailed(f"{shown}: not trusted: it ran after {self.leaked}")

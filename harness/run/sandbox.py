@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import secrets
 import tempfile
 import weakref
 from dataclasses import dataclass, field
@@ -34,7 +35,7 @@ from multiprocessing.context import BaseContext
 from pathlib import Path
 from typing import Any
 
-from harness.run import worker
+from harness.run import guards, worker
 
 __all__ = ["SANDBOX_ENV", "Answer", "PageRunner", "context"]
 
@@ -74,7 +75,9 @@ def context() -> BaseContext:
 class PageRunner:
     """One child process for one page; :meth:`run` executes a snippet in it."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, checkout: Path | None = None) -> None:
+        self.checkout = checkout
+        """Whose files no snippet may change (None: not watched)."""
         self.scratch = tempfile.TemporaryDirectory(prefix="harness-page-")
         self.log = Path(self.scratch.name) / "page.log"
         self.work = Path(self.scratch.name) / "work"
@@ -92,6 +95,8 @@ class PageRunner:
         self._kill = weakref.finalize(self, self.process.kill)
         self.initial: dict[str, str] | None = None
         self.broken = ""
+        self.network = ""
+        """Why the page's network stays open ("" when it is closed: harness.run.seal)."""
 
     def _next(self, timeout: float) -> dict[str, Any] | None:
         """The page's next answer, or None when ``timeout`` passed; EOFError if it died."""
@@ -128,9 +133,11 @@ class PageRunner:
                 if ready is None:
                     self.close()
                     return Answer(failure=f"{what}: the page's Python process did not start")
-                self.initial = ready["state"]
-            self.connection.send({"path": str(path), "shown": str(shown), "id": snippet_id,
-                                  "names": names})
+                self.initial, self.network = ready["state"], ready["network"]
+            before = guards.fingerprint(self.checkout) if self.checkout else None
+            token = secrets.token_hex(16)
+            self.connection.send({"token": token, "path": str(path), "shown": str(shown),
+                                  "id": snippet_id, "names": names})
             data = self._next(timeout=timeout)
         except (EOFError, OSError):
             return Answer(failure=self._dead(what))
@@ -139,15 +146,53 @@ class PageRunner:
             self.process.join(_END_S)
             self.broken = f"{what} ran longer than its {timeout:g} s limit and was stopped"
             return Answer(failure=self.broken)
+        if data.get("token") != token or self.connection.poll(0):
+            self.broken = (f"{what} wrote to the harness's answer channel: its answer is not "
+                           "the page's, so nothing it observed is trusted")
+            return Answer(failure=self.broken)
         assert self.initial is not None
-        changed = {k: (self.initial.get(k, ""), v) for k, v in data["state"].items()
+        changed = {k: (self.initial.get(k, "original"), v) for k, v in data["state"].items()
                    if self.initial.get(k) != v}
-        return Answer(observations=data["observations"], failure=data["failure"],
+        problems = [data["failure"], *self._left_behind(shown, snippet_id, data, before)]
+        return Answer(observations=data["observations"],
+                      failure="\n".join(p for p in problems if p),
                       changed=changed, seconds=data["seconds"],
                       imported=tuple(data["imported"]))
 
+    def _left_behind(self, shown: Path, snippet_id: str, data: dict[str, Any],
+                     before: guards.Fingerprint | None) -> list[str]:
+        """What the snippet changed outside its namespace, read where it cannot reach:
+        the checkout's files, the working directory, processes and threads left running.
+        Processes are killed; a thread cannot be, so the page stops (it is killed)."""
+        what = f"{shown}: snippet {snippet_id!r}"
+        found = []
+        pid = self.process.pid
+        assert pid is not None
+        cwd = guards.cwd_of(pid)
+        if cwd is not None and Path(cwd) != self.work.resolve():
+            found.append(f"{what} changed the working directory to {cwd}; an example must "
+                         "leave it as it found it (use paths, not os.chdir)")
+        stray = guards.descendants(pid)
+        if stray:
+            listed = ", ".join(f"{p} ({guards.command_of(p)[:60]})" for p in stray)
+            guards.kill_all(stray)
+            found.append(f"{what} left processes running, now killed: {listed}; wait for "
+                         "what an example starts")
+        if data["threads"]:
+            self.broken = (f"{what} left threads running: {', '.join(data['threads'])}; join "
+                           "them (or make them daemons) before the snippet ends")
+            found.append(self.broken)
+        if before is not None and self.checkout is not None:
+            changes = guards.changed_files(before, guards.fingerprint(self.checkout))
+            if changes:
+                found.append(f"{what} changed files of the checkout: {', '.join(changes[:8])}; "
+                             "an example writes only to a temporary folder")
+        return found
+
     def close(self) -> None:
         """End the page: ask it to stop, and kill it if it does not."""
+        if self.process.is_alive() and self.broken:
+            self.process.kill()  # a thread it left running would keep it from ending
         if self.process.is_alive():
             try:
                 self.connection.send(None)

@@ -54,18 +54,37 @@ _NAME = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 def find_snippets(snippets_dir: Path) -> dict[str, Snippet]:
     """Every snippet under ``snippets_dir`` keyed by id, with its content hash."""
     found: dict[str, Snippet] = {}
+    inside = snippets_dir.resolve()
     for path in sorted(snippets_dir.rglob("*")):
         if path.suffix not in SNIPPET_SUFFIXES or not path.is_file():
             continue
         snippet_id = path.relative_to(snippets_dir).with_suffix("").as_posix()
+        if not path.resolve().is_relative_to(inside):
+            raise HarnessError(f"{path}:1: snippet {snippet_id!r} is a link to "
+                               f"{path.resolve()}, outside snippets/; a page shows only "
+                               "files that live in snippets/ (copy it there)")
         if snippet_id in found:
             raise HarnessError(
                 f"{path}: two snippets share the id {snippet_id!r}; "
                 "rename one so that ids stay unique regardless of suffix."
             )
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()
-        found[snippet_id] = Snippet(id=snippet_id, path=path, sha256=digest)
+        found[snippet_id] = Snippet(id=snippet_id, path=path, sha256=_digest(path))
     return found
+
+
+def _digest(path: Path) -> str:
+    """The hash of the snippet's text with LF line ends: a checkout that writes CRLF
+    (Windows, core.autocrlf) holds the same snippet, not a stale one. Bytes that are not
+    UTF-8 fail naming the line."""
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise HarnessError(f"{path}:{line}: byte {data[exc.start]:#04x} is not UTF-8; save "
+                           "the snippet as UTF-8") from None
+    normalized = text.replace("\r\n", "\n")
+    return hashlib.sha256(normalized.encode("utf-8")).hexdigest()
 
 
 def snippet_for_id(snippets: dict[str, Snippet], snippet_id: str, where: str) -> Snippet:
