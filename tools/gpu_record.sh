@@ -43,6 +43,7 @@ log="${OUT:-$(mktemp -d)}/gpu_record.log"
 mkdir -p "$(dirname "$log")"
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 exec > >(tee -a "$log") 2>&1
+tee_pid=$!
 "$python" - <<'PY' || exit 1
 import platform, sys
 if sys.version_info < (3, 11):
@@ -78,4 +79,6 @@ if [ -n "${OUT:-}" ]; then
     echo "packed: $(tar -tf "$OUT/results.tar" | grep -c .) files in $OUT/results.tar"
 fi
 echo "== done in ${SECONDS} s, status $status, records in $results"
+exec >&- 2>&-
+wait "$tee_pid" 2>/dev/null  # the log is whole before the machine hands $OUT back
 exit "$status"
