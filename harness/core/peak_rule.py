@@ -24,8 +24,10 @@ __all__ = ["PEAK_GAPS", "PeakGap", "peak_gaps", "trusted_clock"]
 #: Why no fraction is published. ``unidentified``: the record does not say which CPU
 #: it ran on (made before the rule); ``no-table``: the microarchitecture has no entry
 #: in the FLOP-per-cycle table; ``no-os-clock``: the operating system reported no
-#: maximum clock the harness trusts; ``no-spec``: no datasheet for the accelerator.
-PeakGap = Literal["unidentified", "no-table", "no-os-clock", "no-spec"]
+#: maximum clock the harness trusts; ``no-spec``: no datasheet for the accelerator;
+#: ``shared-cores``: a row's threads may share a core (SMT, or a VM's vCPUs), so
+#: threads × a core's peak is not what they could reach together.
+PeakGap = Literal["unidentified", "no-table", "no-os-clock", "no-spec", "shared-cores"]
 PEAK_GAPS: tuple[str, ...] = get_args(PeakGap)
 
 #: cpufreq drivers whose ``cpuinfo_max_freq`` includes boost (turbo) clocks. Others,
@@ -42,8 +44,9 @@ def trusted_clock(*, driver: str, boost: str | None) -> bool:
     return driver in _BOOST_AWARE or (boost is not None and boost.strip() == "0")
 
 
-def peak_gaps(env: Environment) -> tuple[PeakGap, ...]:
-    """Why ``env``'s fractions of peak cannot be published; empty when they can."""
+def peak_gaps(env: Environment, *, threads: int = 1) -> tuple[PeakGap, ...]:
+    """Why ``env``'s fractions of peak cannot be published for a row with ``threads``
+    threads; empty when they can."""
     if env.device_key.split("-", 1)[0] != "cpu":
         return () if env.peak else ("no-spec",)
     gaps: list[PeakGap] = []
@@ -55,4 +58,6 @@ def peak_gaps(env: Environment) -> tuple[PeakGap, ...]:
         gaps.append("no-os-clock")
     if not gaps and not env.peak:
         gaps.append("no-table")
+    if threads > 1 and not env.own_cores:
+        gaps.append("shared-cores")
     return tuple(gaps)

@@ -216,6 +216,9 @@ class Environment:
     session: str = ""
     """The recording job this run belonged to: runs of several builds with the same session
     were recorded in one job on one machine, interleaved; empty when not said."""
+    own_cores: bool = False
+    """Every logical CPU is a core of its own (no SMT siblings, no hypervisor), so each of a
+    row's threads can reach a core's peak; without it only 1-thread rows get a CPU fraction."""
     extra: dict[str, Any] = field(default_factory=dict)
     bare_loop: dict[str, Any] = field(default_factory=dict)
     """One trial's harness latency against a bare loop of the same step timed with device

@@ -15,7 +15,7 @@ from typing import Any
 
 from harness.core.types import Environment
 from harness.run.devices import device_name, memory_method
-from harness.run.peaks import cpu_info, cpu_peak, gpu_peak
+from harness.run.peaks import cpu_info, cpu_peak, gpu_peak, own_cores
 
 __all__ = ["default_threads", "describe", "torch_build"]
 
@@ -129,6 +129,7 @@ def describe(
         max_clock_hz=cpu.max_clock_hz,
         max_clock_source=cpu.max_clock_source,
         session=os.environ.get("HARNESS_RECORD_SESSION", "") if session is None else session,
+        own_cores=own_cores(info),
         extra={
             "memory_method": memory_method(device),
             "float32_matmul_precision": precision,

@@ -31,7 +31,7 @@ from harness.run.peak_tables import GPU_SPECS, MICROARCHITECTURES, Microarchitec
 
 __all__ = [
     "CpuPeak", "bounded_fraction", "cpu_id", "cpu_info", "cpu_peak", "gpu_peak",
-    "max_clock", "microarchitecture", "parse_cpuinfo", "peak_for",
+    "max_clock", "microarchitecture", "own_cores", "parse_cpuinfo", "peak_for",
 ]
 
 _CPUINFO = Path("/proc/cpuinfo")
@@ -73,6 +73,17 @@ def cpu_id(info: dict[str, str]) -> str:
     if implementer is not None and part is not None:
         return f"ARM implementer {implementer:#04x} part {part:#05x}"
     return ""
+
+
+def own_cores(info: dict[str, str]) -> bool:
+    """Whether every logical CPU is a core of its own: no hypervisor (whose vCPUs may be
+    one host core's SMT siblings) and, on x86, as many siblings as cores. Neoverse cores
+    have no SMT."""
+    if "hypervisor" in info.get("flags", "").split():
+        return False
+    if "siblings" in info or "cpu cores" in info:
+        return bool(info.get("siblings")) and info.get("siblings") == info.get("cpu cores")
+    return "CPU implementer" in info
 
 
 def microarchitecture(identity: str) -> Microarchitecture | None:
@@ -157,12 +168,15 @@ def gpu_peak(name: str) -> tuple[dict[str, float], str]:
 
 
 def peak_for(environment: Environment, dtype: str, threads: int) -> float | None:
-    """Peak for a row: CPU peaks are per core and scale with the row's threads;
-    accelerator peaks do not."""
+    """Peak for a row: CPU peaks are per core and scale with the row's threads when each
+    thread has a core of its own (:attr:`Environment.own_cores`); accelerator peaks do
+    not scale."""
     peak = environment.peak.get(dtype)
     if not peak:
         return None
-    return peak * threads if environment.device_key == "cpu" else peak
+    if environment.device_key != "cpu":
+        return peak
+    return peak * threads if threads == 1 or environment.own_cores else None
 
 
 def bounded_fraction(throughput: float, peak: float | None) -> float | None:

@@ -22,6 +22,9 @@ WORDS: dict[str, dict[str, str]] = {
         "peak_gap_no-table": "microarquitectura sin tabla",
         "peak_gap_no-os-clock": "sin frecuencia máxima del sistema (cpufreq)",
         "peak_gap_no-spec": "dispositivo sin hoja de datos en la tabla",
+        "peak_gap_shared-cores": "los hilos pueden compartir núcleo (SMT o máquina virtual)",
+        "peak_one_thread": "por núcleo; con 2 hilos o más, pico desconocido (pueden compartir "
+                           "núcleo: SMT o máquina virtual)",
         "missing": "sin medición",
         # Claims (harness/views/claims.py).
         "claim_none": "ninguno",
@@ -156,6 +159,9 @@ WORDS: dict[str, dict[str, str]] = {
         "peak_gap_no-table": "microarchitecture not in the table",
         "peak_gap_no-os-clock": "no maximum clock from the OS (cpufreq)",
         "peak_gap_no-spec": "device without a datasheet in the table",
+        "peak_gap_shared-cores": "threads may share a core (SMT or a virtual machine)",
+        "peak_one_thread": "per core; with 2 threads or more, peak unknown (they may share a "
+                           "core: SMT or a virtual machine)",
         "missing": "no measurement",
         "stale": "stale",
         "yes": "yes",

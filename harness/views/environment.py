@@ -30,8 +30,11 @@ def _peak(env: Environment, lang: str) -> str:
     if gaps:
         why = "; ".join(word(lang, f"peak_gap_{g}") for g in gaps)
         return f"{word(lang, 'peak_unknown')}: {why}"
-    return ", ".join(f"{d} {throughput_text(v, 'FLOP/s', lang)}"
-                     for d, v in sorted(env.peak.items()))
+    peaks = ", ".join(f"{d} {throughput_text(v, 'FLOP/s', lang)}"
+                      for d, v in sorted(env.peak.items()))
+    if env.device_key == "cpu" and not env.own_cores:  # rows of 2+ threads get no fraction
+        peaks += f"; {word(lang, 'peak_one_thread')}"
+    return peaks
 
 
 def _cpu(env: Environment, lang: str) -> str:

@@ -88,7 +88,8 @@ def _peak(row: TrialRow, env: Environment | None, lang: str) -> str:
     if row.throughput_unit != "FLOP/s":
         return "—"
     # A stored fraction shows only if the record passes the peak rule as it is now.
-    if row.peak_fraction is not None and env is not None and not peak_gaps(env):
+    if row.peak_fraction is not None and env is not None and not peak_gaps(
+            env, threads=row.threads):
         return unbroken(percent_text(row.peak_fraction, lang))
     return word(lang, "peak_unknown")
 

@@ -16,7 +16,7 @@ from harness.core.rows import TrialRow
 from harness.core.types import Environment, TrialSpec
 from harness.records.store import load_all
 from harness.run.peak_tables import MICROARCHITECTURES
-from harness.run.peaks import cpu_id, cpu_peak, gpu_peak, parse_cpuinfo
+from harness.run.peaks import cpu_id, cpu_peak, gpu_peak, own_cores, parse_cpuinfo
 from harness.views.measured_row import compact_cells
 
 CPUINFO = SAMPLES / "cpuinfo"
@@ -106,6 +106,21 @@ def test_a_core_outside_the_table_has_no_peak_even_with_amx(tmp_path: Path) -> N
     assert "microarchitecture without table (GenuineIntel family 6 model 0xa7)" in found.source
 
 
+@pytest.mark.parametrize(
+    ("sample", "own"),
+    [("zen4-epyc-9654.txt", False),             # bare metal, 192 siblings on 96 cores (SMT)
+     ("zen5-epyc-vm.txt", False),               # a VM: its vCPUs may share host cores
+     ("sapphirerapids-xeon-8488c.txt", False),  # a VM with 4 siblings on 2 cores
+     ("neoverse-n1-graviton2.txt", True)],      # Neoverse has no SMT
+)
+def test_multi_thread_peaks_need_threads_on_cores_of_their_own(sample: str, own: bool) -> None:
+    info = parse_cpuinfo((CPUINFO / sample).read_text())
+    assert own_cores(info) is own
+    no_smt = {**info, "flags": info["flags"].replace(" hypervisor", "")} if "flags" in info else info
+    if sample == "zen5-epyc-vm.txt":  # the same cores on bare metal: 2 siblings, 2 cores
+        assert own_cores(no_smt) is True
+
+
 def test_every_table_entry_cites_its_source_and_covers_float32_and_float64() -> None:
     names = [m.name for m in MICROARCHITECTURES]
     assert len(names) == len(set(names))
@@ -127,6 +142,8 @@ def test_the_rule_needs_a_known_microarchitecture_and_an_os_clock() -> None:
     assert peak_gaps(cpu_env()) == ("unidentified", "no-os-clock")   # a record from before
     assert peak_gaps(cpu_env(**{**known, "microarchitecture": ""})) == ("no-table",)
     assert peak_gaps(cpu_env(**{**known, "max_clock_source": ""})) == ("no-os-clock",)
+    assert peak_gaps(cpu_env(**known), threads=2) == ("shared-cores",)
+    assert peak_gaps(cpu_env(**known, own_cores=True), threads=2) == ()
     gpu = Environment(torch_build="x", device_key="cuda-nvidia-h200", device_name="NVIDIA H200")
     assert peak_gaps(gpu) == ("no-spec",)
     assert peak_gaps(Environment(torch_build="x", device_key="cuda-nvidia-h200",

@@ -24,12 +24,17 @@ def test_gpu_peaks_come_from_the_datasheet_table_and_name_the_gap() -> None:
 
 
 def test_a_cpu_peak_is_per_core_and_scales_with_the_rows_threads() -> None:
-    cpu = Environment(torch_build="x", device_key="cpu", device_name="c", peak={"float32": 1e11})
+    cpu = Environment(torch_build="x", device_key="cpu", device_name="c", peak={"float32": 1e11},
+                      own_cores=True)
     gpu = Environment(torch_build="x", device_key="cuda-h200", device_name="g",
                       peak={"float32": 6.7e13})
     assert peak_for(cpu, "float32", 1) == 1e11 and peak_for(cpu, "float32", 2) == 2e11
     assert peak_for(gpu, "float32", 4) == 6.7e13
     assert peak_for(cpu, "float16", 1) is None
+    # Threads that may share a core (SMT, a VM's vCPUs) have no peak of threads × a core's.
+    shared = Environment(torch_build="x", device_key="cpu", device_name="c",
+                         peak={"float32": 1e11})
+    assert peak_for(shared, "float32", 1) == 1e11 and peak_for(shared, "float32", 2) is None
 
 
 @pytest.mark.parametrize(
