@@ -3,15 +3,14 @@ project. The build runs with torch import blocked, as in CI."""
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import shutil
 from pathlib import Path
 
 import pytest
-from support import copy_project, without_torch
-
-from .conftest import inject, record_files
+from support import copy_project, inject, record_files, without_torch
 
 
 def _stale_typed_and_markup(project: Path) -> int:
@@ -40,7 +39,9 @@ def test_stale_record_typed_figure_and_markup_in_records_in_one_build(stale_buil
             "into the page") in log
     page = (project / "site/medir-pytorch/index.html").read_text()
     assert "<script>alert(1)</script>" not in page
-    assert "&lt;script&gt;alert(1)&lt;/script&gt; **x** | y" in page  # text, not bold nor a cell break
+    # Text, not bold nor a cell break: escaped in the HTML, as typed once a browser reads it.
+    assert "&lt;script&gt;alert" in page
+    assert "<script>alert(1)</script> **x** | y" in html.unescape(page)
     assert "<strong>x</strong>" not in page
     stale_page = (project / "site/que-es-pytorch/index.html").read_text()
     assert "desactualizado" in stale_page
@@ -213,6 +214,25 @@ def _missing_include(project: Path) -> str:
     return rf"docs/elegir-pytorch\.md:{line}: unknown snippet 'elegir-pytorch/no_existe'"
 
 
+def _claim_flipped(project: Path) -> str:
+    """A GPU set that also holds example observations: the backward page's claim that every
+    observed output was recorded on a CPU stops holding, and the build names its line."""
+    gpu = next((project / "results").glob("*/cuda-*.env.json"))
+    run_id = next(iter(json.loads(gpu.read_text())["runs"]))
+    build, key = gpu.parent.name, gpu.name.removesuffix(".env.json")
+    lines = []
+    for line in _jsonl(project).read_text().splitlines():
+        data = json.loads(line)
+        data.update(torch_build=build, device_key=key, run_id=run_id)
+        lines.append(json.dumps(data, ensure_ascii=False))
+    gpu.with_name(f"{key}.examples.jsonl").write_text("\n".join(lines) + "\n")
+    page = (project / "docs/backward-frente-a-autograd-grad.md").read_text().splitlines()
+    line = next(n for n, text in enumerate(page, 1) if 'harness:claim id="ejemplos-solo' in text)
+    return (rf"docs/backward-frente-a-autograd-grad\.md:{line}: claim 'ejemplos-solo-en-cpu' "
+            r"\(snippets/backward-frente-a-autograd-grad/claims\.toml:\d+\) no longer holds: its "
+            r"sentence asserts example-devices = \[cpu\], the records show \[cpu, cuda\]")
+
+
 #: fault → a function that injects it into a copy and returns the pattern the log must show.
 FAULTS = {
     "corrupt-jsonl": _corrupt,
@@ -241,6 +261,7 @@ FAULTS = {
     "unchecked-snippet": _unchecked_snippet,
     "orphan-expectation": _orphan_expectation,
     "missing-include": _missing_include,
+    "claim-flipped": _claim_flipped,
 }
 
 #: Builds several projects in one process (MkDocs starts once), torch import blocked
