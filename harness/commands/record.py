@@ -81,6 +81,8 @@ def report(plan: RecordPlan, outcome: Outcome) -> int:
         below = sum(1 for r in rows if not r.error and not r.quality_pass)
         print(f"{len(rows)} trial rows ({failed} with errors, {below} failing quality, "
               f"{sum(r.noisy for r in rows)} noisy)", file=sys.stderr)
+    if outcome.environment.bare_loop:
+        print(f"bare loop: {outcome.environment.bare_loop}", file=sys.stderr)
     for name in outcome.shared:
         print(f"shared CPUs in every attempt: {name}; record it again on a quiet machine",
               file=sys.stderr)

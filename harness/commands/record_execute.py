@@ -2,8 +2,9 @@
 
 torch is imported here (through harness.run) and nowhere earlier. The
 environment is described once, with the run's id and every setting of the
-plan, before the first trial; the trials and then the examples run with a
-progress line each; what they produced is merged into the record set in one
+plan, before the first trial, and completed once with what the trials found
+(:func:`_completed`); the trials and then the examples run with a progress
+line each; what they produced is merged into the record set in one
 atomic step (:func:`harness.records.store.commit_set`), so a killed or failing
 run leaves the previous set byte-identical.
 """
@@ -172,6 +173,26 @@ def _environment(plan: RecordPlan, device: object, key: str) -> Environment:
                         run_id=new_run_id())
 
 
+def _completed(plan: RecordPlan, environment: Environment, rows: list[TrialRow],
+               shared: list[str], device: object) -> Environment:
+    """The environment with what the trial phase found: the trials that shared the CPUs
+    under --quiet-guard, and the --bare-loop comparison.
+
+    It is described once, before the first trial (every row names its run id), and
+    completed once, here, before the examples and the commit: the examples, the rows and
+    the stored environment are one run's, and nothing else changes it.
+    """
+    extra = {**environment.extra, "shared_trials": shared} if plan.guard else environment.extra
+    bare_loop = environment.bare_loop
+    timed = next((r for r in rows if r.trial == plan.bare_loop and r.latency), None)
+    if timed is not None and timed.latency:  # only a measured row has a latency to compare
+        spec = next(s for s in plan.trials if s.name == timed.trial)
+        bare_loop = timing.bare_loop(spec, device=device, harness_s=timed.latency)
+    if extra is environment.extra and bare_loop is environment.bare_loop:
+        return environment
+    return replace(environment, extra=extra, bare_loop=bare_loop)
+
+
 def execute(plan: RecordPlan) -> Outcome:
     """Measure, observe and commit; nothing is written when nothing was recorded."""
     device = devices.select(plan.device_type)
@@ -180,12 +201,7 @@ def execute(plan: RecordPlan) -> Outcome:
     paths = store.SetPaths.of(plan.results, environment.torch_build, key)
     rows, shared = _trials(plan, device=device, environment=environment) if plan.trials \
         else ([], [])
-    timed = next((r for r in rows if r.trial == plan.bare_loop and r.latency), None)
-    if timed is not None and timed.latency:  # only a measured row has a latency to compare
-        spec = next(s for s in plan.trials if s.name == timed.trial)
-        environment = replace(environment, bare_loop=timing.bare_loop(
-            spec, device=device, harness_s=timed.latency))
-        print(f"bare loop: {environment.bare_loop}", file=sys.stderr)
+    environment = _completed(plan, environment, rows, shared, device)
     examples = _examples(plan, environment) if plan.project is not None else ExampleReport()
     committed = None
     if rows or examples.observations:
