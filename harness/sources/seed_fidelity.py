@@ -1,0 +1,254 @@
+"""Every Spanish article keeps its seed: prose not in the seed is marked «Ampliación».
+
+The seed articles under ``seeds/<page-slug>.txt`` are the source of truth. A Spanish
+page with a seed is split into prose items (paragraphs, list items, table rows,
+headings and FAQ questions; code fences, HTML comments, harness markers and the front
+matter are skipped). An item passes when, after normalising whitespace and Markdown
+(emphasis, links, inline code, escapes), it is found in the seed text, or when it sits
+inside an admonition titled «Ampliación» (``!!! info "Ampliación"``, ``??? note
+"Ampliación: ..."``), the site's mark for added material.
+
+Deliberate rewrites of seed text are data, in ``seeds/rewrites.toml``: each is applied
+to the seed before comparing, and one that no longer matches its seed or is no longer
+used by its page is a problem naming its line, so the list stays exact. Standard
+library only: ``make check``, the unit tests and anything else read the same rule.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.core.errors import HarnessError, parse_toml
+
+__all__ = ["MARK", "RULES_FILE", "Item", "Rewrite", "Rules", "load_rules", "normalise",
+           "prose_items", "seed_problems", "seed_slugs", "seed_text", "unmarked_additions"]
+
+MARK = "Ampliación"
+#: Where the deliberate rewrites and added headings live, under the seeds folder.
+RULES_FILE = "rewrites.toml"
+
+_ADMONITION = re.compile(
+    r'^(?P<indent>[ ]*)(?:!!!|\?\?\?\+?)[ ]+(?P<kind>[\w-]+)(?:[ ]+"(?P<title>[^"]*)")?[ ]*$'
+)
+_FENCE = re.compile(r"^(?P<indent>[ ]*)(?P<fence>`{3,}|~{3,})")
+_HEADING = re.compile(r"^#{1,6}[ ]+(?P<text>.+?)[ ]*#*[ ]*$")
+_LIST_ITEM = re.compile(r"^[ ]*(?:[-*+]|\d+\.)[ ]+(?P<text>.*)$")
+_TABLE_SEPARATOR = re.compile(r"^[ ]*\|[ \t|:-]*$")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Item:
+    """One prose unit of a page: a paragraph, list item, table row or heading."""
+
+    line: int
+    """1-based line of the page where the item starts."""
+    text: str
+    marked: bool
+    """Inside an admonition titled «Ampliación»."""
+    heading: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class Rewrite:
+    seed: str
+    """The seed's text, as the seed has it."""
+    text: str
+    """What the page says instead."""
+    page: str = ""
+    """The page slug it belongs to; empty: any page whose seed has the text."""
+    line: int = 0
+    """Its ``[[rewrite]]`` line in ``seeds/rewrites.toml`` (0: not from the file)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Rules:
+    rewrites: tuple[Rewrite, ...] = ()
+    added_headings: dict[str, frozenset[str]] | None = None
+    """Per page, headings of sections the seed does not have (all under them is added)."""
+    shown: str = f"seeds/{RULES_FILE}"
+
+
+def normalise(text: str) -> str:
+    """Plain words: no Markdown links, escapes, inline code or emphasis; one space."""
+    text = unicodedata.normalize("NFC", text)
+    text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    text = re.sub(r"\\([\\`*_{}\[\]()#+\-.!|])", r"\1", text)
+    text = text.replace("`", "").replace("*", "")
+    return " ".join(text.split())
+
+
+def _is_mark(title: str | None) -> bool:
+    return title is not None and (title == MARK or title.startswith(f"{MARK}:"))
+
+
+def prose_items(text: str) -> list[Item]:
+    """The page's prose in order, each item with its line and whether it is marked."""
+    lines = text.splitlines()
+    items: list[Item] = []
+    stack: list[tuple[int, bool]] = []  # (admonition indent, marked) from outer to inner
+    paragraph: list[str] = []
+    start = index = 0
+    if lines and lines[0].strip() == "---":  # front matter
+        index = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), 0) + 1
+
+    def marked() -> bool:
+        return bool(stack) and stack[-1][1]
+
+    def flush() -> None:
+        if paragraph:
+            items.append(Item(line=start, text=" ".join(paragraph), marked=marked()))
+            paragraph.clear()
+
+    while index < len(lines):
+        line = lines[index]
+        number = index + 1
+        index += 1
+        if not line.strip():
+            flush()
+            continue
+        indent = len(line) - len(line.lstrip(" "))
+        while stack and indent < stack[-1][0] + 4:
+            flush()
+            stack.pop()
+        stripped = line.strip()
+        fence = _FENCE.match(line)
+        if fence:
+            flush()
+            closing = re.compile(rf"^[ ]*{fence['fence'][0]}{{{len(fence['fence'])},}}[ ]*$")
+            while index < len(lines) and not closing.match(lines[index]):
+                index += 1
+            index += 1
+            continue
+        if stripped.startswith("<!--"):
+            flush()
+            while index < len(lines) and "-->" not in lines[index - 1]:
+                index += 1
+            continue
+        admonition = _ADMONITION.match(line)
+        if admonition:
+            flush()
+            inner = marked() or _is_mark(admonition["title"])
+            if admonition["kind"] == "question" and admonition["title"]:
+                items.append(Item(line=number, text=admonition["title"], marked=inner,
+                                  heading=True))
+            stack.append((len(admonition["indent"]), inner))
+            continue
+        heading = _HEADING.match(line)
+        if heading and indent == 0:
+            flush()
+            items.append(Item(line=number, text=heading["text"], marked=marked(), heading=True))
+            continue
+        if stripped.startswith("|"):
+            flush()
+            if not _TABLE_SEPARATOR.match(line):
+                items.append(Item(line=number, text=stripped, marked=marked()))
+            continue
+        item = _LIST_ITEM.match(line)
+        if item:
+            flush()
+            paragraph.append(item["text"])
+            start = number
+            continue
+        if not paragraph:
+            start = number
+        paragraph.append(stripped)
+    flush()
+    return items
+
+
+def _table_lines(text: str, table: str) -> list[int]:
+    return [n for n, line in enumerate(text.splitlines(), 1) if line.strip() == f"[[{table}]]"]
+
+
+def load_rules(seeds: Path) -> Rules:
+    """``seeds/rewrites.toml`` (no file: no rewrites); a bad entry names its line."""
+    path = seeds / RULES_FILE
+    shown = f"{seeds.name}/{RULES_FILE}"
+    if not path.is_file():
+        return Rules(shown=shown)
+    text = path.read_text(encoding="utf-8")
+    data = parse_toml(text, shown)
+    rewrites: list[Rewrite] = []
+    for line, raw in zip(_table_lines(text, "rewrite"), data.get("rewrite", []), strict=False):
+        if not (isinstance(raw.get("seed"), str) and isinstance(raw.get("page_text"), str)):
+            raise HarnessError(f"{shown}:{line}: a [[rewrite]] needs seed = \"<the seed's text>\" "
+                               "and page_text = \"<what the page says>\"")
+        rewrites.append(Rewrite(seed=raw["seed"], text=raw["page_text"],
+                                page=str(raw.get("page", "")), line=line))
+    added: dict[str, set[str]] = {}
+    for raw in data.get("added_heading", []):
+        added.setdefault(str(raw.get("page", "")), set()).add(str(raw.get("heading", "")))
+    return Rules(rewrites=tuple(rewrites), shown=shown,
+                 added_headings={k: frozenset(v) for k, v in added.items()})
+
+
+def seed_text(slug: str, seed: str, rules: Rules | None = None) -> tuple[str, list[str]]:
+    """The seed as one normalised string with the rewrites applied, and a problem for
+    each of the page's own rewrites that no longer matches the seed."""
+    rules = rules or Rules()
+    text = normalise(" ".join(seed.splitlines()))
+    problems: list[str] = []
+    for rewrite in rules.rewrites:
+        if rewrite.page not in ("", slug):
+            continue
+        old = normalise(rewrite.seed)
+        if rewrite.page and old not in text:
+            problems.append(
+                f"{rules.shown}:{rewrite.line}: the rewrite of {rewrite.seed[:60]!r} no longer "
+                f"matches seeds/{slug}.txt; remove it, or copy the seed's text into `seed`")
+        text = text.replace(old, normalise(rewrite.text))
+    return text, problems
+
+
+def unmarked_additions(slug: str, page: str, seed: str, shown: str,
+                       rules: Rules | None = None) -> list[str]:
+    """Every prose item of ``page`` that is neither in ``seed`` nor marked, as page:line,
+    after any rewrite that no longer matches the seed."""
+    rules = rules or Rules()
+    reference, problems = seed_text(slug, seed, rules)
+    added = (rules.added_headings or {}).get(slug, frozenset())
+    for item in prose_items(page):
+        words = normalise(item.text)
+        if not words or item.marked or words in reference:
+            continue
+        if item.heading and words in added:
+            continue
+        problems.append(
+            f"{shown}:{item.line}: not in seeds/{slug}.txt and not inside «{MARK}»: "
+            f"{words[:70]!r}; put it under !!! info \"{MARK}\" (indented 4 spaces), or restore "
+            f"the seed's wording, or list a deliberate rewrite in {rules.shown}"
+        )
+    return problems
+
+
+def seed_slugs(root: Path) -> list[str]:
+    """The slugs of every seed article of the checkout at ``root``."""
+    return sorted(path.stem for path in (root / "seeds").glob("*.txt"))
+
+
+def seed_problems(root: Path, slug: str) -> list[str]:
+    """Every fidelity problem of ``docs/<slug>.md`` (none when it has no seed)."""
+    seeds = root / "seeds"
+    seed, page = seeds / f"{slug}.txt", root / "docs" / f"{slug}.md"
+    if not seed.is_file():
+        return []
+    shown = f"docs/{slug}.md"
+    if not page.is_file():
+        return [f"seeds/{slug}.txt:1: the seed has no page; write {shown}"]
+    rules = load_rules(seeds)
+    text = page.read_text(encoding="utf-8")
+    problems = unmarked_additions(slug, text, seed.read_text(encoding="utf-8"), shown, rules)
+    flat = normalise(" ".join(text.split()))
+    for rewrite in rules.rewrites:
+        if rewrite.page == slug and normalise(rewrite.text) not in flat:
+            problems.append(
+                f"{rules.shown}:{rewrite.line}: {shown} no longer says {rewrite.text[:60]!r}; "
+                "remove the rewrite, or update its page_text to what the page says")
+    for heading in sorted((rules.added_headings or {}).get(slug, ())):
+        if f"# {heading}" not in flat:
+            problems.append(f"{rules.shown}: {shown} has no heading {heading!r}; remove it "
+                            "from [[added_heading]] or restore the heading")
+    return problems
