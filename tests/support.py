@@ -1,4 +1,4 @@
-"""The one home of the test suite's shared paths and project-copy helper.
+"""The one home of the test suite's shared paths, project-copy and fault helpers.
 
 Importable as ``support`` from any test (pyproject sets ``pythonpath = ["tests"]``).
 """
@@ -16,7 +16,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 __all__ = ["CHROMIUM_ARGS", "COPIED", "HARNESS", "NOTEBOOK", "NOTEBOOK_OPTIONS", "ROOT", "SAMPLES",
-           "SERVED", "copy_project", "free_port", "serving", "site_path", "without_torch"]
+           "SERVED", "copy_project", "free_port", "inject", "record_files", "serving", "site_path",
+           "without_torch"]
 
 ROOT = Path(__file__).resolve().parents[1]
 """The checkout under test."""
@@ -52,6 +53,24 @@ def copy_project(target: Path, names: tuple[str, ...] = COPIED) -> Path:
     return target
 
 
+def inject(path: Path, old: str, new: str) -> int:
+    """Replace ``old`` (which must occur) by ``new`` in a copy's file, for a fault test;
+    return the 1-based line of the change. A target that is not there fails the test
+    (no silent passes)."""
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"fault target vanished from {path}: {old!r}"
+    position = text.index(old)
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return text.count("\n", 0, position) + 1
+
+
+def record_files(root: Path, suffix: str) -> list[Path]:
+    """The committed CPU record files ending in ``suffix`` of the project at ``root``."""
+    found = sorted((root / "results").glob(f"*/cpu{suffix}"))
+    assert found, f"the project has no committed cpu{suffix} record to break"
+    return found
+
+
 def site_path(config: Path = ROOT / "mkdocs.yml") -> str:
     """The path part of ``config``'s ``site_url``, with a trailing slash ("/" without one)."""
     found = re.search(r"^site_url:\s*(\S+)", config.read_text(), re.M)
@@ -84,7 +103,7 @@ def serving(url: str, server: subprocess.Popen, timeout: float) -> str:
 def without_torch(folder: Path) -> dict[str, str]:
     """An environment for a subprocess in which ``import torch`` fails (a ``torch``
     module in ``folder``, first on PYTHONPATH): for what must never import torch, such
-    as the docs build (DESIGN.md, promise 5)."""
+    as the docs build (CONTRIBUTING, promise 5)."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "torch.py").write_text(
         'raise ImportError("torch was imported where it must not be")\n')

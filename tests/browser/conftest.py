@@ -1,120 +1,81 @@
-"""One HTTP server and one Chromium for the browser tests of a run.
+"""The browser tests' fixtures, on pytest-playwright.
 
-The built site (``built_site``, tests/conftest.py) is served over HTTP on
-127.0.0.1 (over file:// Material's search box is missing). Debian's Chromium is
-driven by Playwright through ``executable_path`` (``playwright install`` cannot
-download here). Without either, the tests skip with the reason; with
-``CI=true`` they fail instead.
+pytest-playwright gives each test a fresh browser context (its ``context`` and
+``page`` fixtures) and, with the options pyproject.toml sets, keeps a trace and a
+screenshot of a failing test under ``test-artifacts/playwright/``. Here it is pointed
+at Debian's Chromium through ``executable_path`` (``playwright install`` cannot
+download here); without a ``chromium`` executable the tests skip with the reason,
+and with ``CI=true`` they fail instead. The built site (``built_site``,
+tests/conftest.py) is served once per run over HTTP on 127.0.0.1. Helpers that tests
+import live in tests/browser/browsing.py.
 """
 
 from __future__ import annotations
 
-import functools
-import os
 import shutil
-import sys
-import threading
-from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support import CHROMIUM_ARGS, ROOT
+from support import CHROMIUM_ARGS
 
-ARTIFACTS = ROOT / "test-artifacts"
-#: Every page's screenshots, one file per layout: <page>-<width>-<light|dark>.jpg.
-SCREENSHOTS = ARTIFACTS / "screenshots"
-ARTICLES = ["que-es-pytorch", "backward-frente-a-autograd-grad", "medir-pytorch",
-            "elegir-pytorch"]
-
-
-def _full_pages() -> bool:
-    """Whole-page pictures where someone reviews them: CI (CI=true), which uploads the
-    folder, or HARNESS_SCREENSHOTS=full. A local run takes the first screen: the same
-    loads and checks, without rendering every page to its end (a third of the
-    screenshot pass's time)."""
-    wanted = os.environ.get("HARNESS_SCREENSHOTS", "")
-    if wanted not in ("", "full", "first-screen"):
-        raise pytest.UsageError(f"HARNESS_SCREENSHOTS={wanted!r}: expected full or first-screen")
-    return wanted == "full" or (not wanted and os.environ.get("CI") == "true")
-
-
-def screenshot(tab: Any, path: str, *, width: int, dark: bool) -> None:
-    """Save what a reader of ``path`` sees in ``tab``, for review.
-
-    With full pages (CI): the whole page on a phone and for the articles, the first
-    screen otherwise. JPEG: a full-page PNG of an 11,000 px article takes about twice as
-    long to encode, and a reviewer reads layout, not pixels."""
-    name = path.strip("/").replace("/", "_") or "inicio"
-    article = name.removeprefix("en_") in ARTICLES
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    tab.screenshot(path=str(SCREENSHOTS / f"{name}-{width}-{'dark' if dark else 'light'}.jpg"),
-                   type="jpeg", quality=80,
-                   full_page=_full_pages() and (width < 1000 or article))
-
-
-def unavailable(reason: str) -> None:
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{reason}; CI=true, and CI must not skip the browser tests")
-    pytest.skip(reason)
-
-
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        if not isinstance(sys.exc_info()[1], ConnectionError):  # a tab that navigated away
-            super().handle_error(request, client_address)
+from tests.browser.browsing import serve, unavailable
 
 
 @pytest.fixture(scope="session")
 def site_url(built_site: Path) -> Iterator[str]:
-    server = _Server(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(built_site)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve(built_site) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
-def chromium() -> Iterator[Any]:
+def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
+    """pytest-playwright's launch options, with Debian's Chromium and its flags."""
     executable = shutil.which("chromium")
     if executable is None:
         unavailable("no `chromium` executable on PATH (install it with `make browser`)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        unavailable("the playwright package is not installed (pip install -e '.[test]')")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, headless=True,
-                                             args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
+    return {**browser_type_launch_args, "executable_path": executable, "headless": True,
+            "args": CHROMIUM_ARGS}
 
 
 @pytest.fixture(scope="session")
-def open_page(chromium: Any, site_url: str) -> Iterator[Any]:
-    """``open_page(path, width=1280)``: a loaded tab, reused per width."""
-    tabs: dict[int, Any] = {}
+def browser_context_args(browser_context_args: dict[str, Any]) -> dict[str, Any]:
+    """A Spanish reader on a desktop, in the light palette, unless a test resizes."""
+    return {**browser_context_args, "viewport": {"width": 1280, "height": 900},
+            "locale": "es-ES", "color_scheme": "light"}
+
+
+@pytest.fixture
+def context(new_context: Callable[..., Any]) -> Any:
+    """A fresh context per test (pytest-playwright's, so it is traced), with a 10 s
+    default timeout and GitHub's API answered locally: Material asks it for the
+    repository's stars and release, and the test machine has no internet, so the
+    answer is an empty one rather than a DNS error."""
+    fresh = new_context()
+    fresh.set_default_timeout(10_000)
+    fresh.route("https://api.github.com/**", lambda route: route.fulfill(
+        status=200, body="{}", content_type="application/json"))
+    return fresh
+
+
+@pytest.fixture
+def open_page(page: Any, site_url: str) -> Callable[..., Any]:
+    """``open_page(path, width=1280)``: the test's tab, sized and loaded."""
 
     def visit(path: str, *, width: int = 1280) -> Any:
-        if width not in tabs:
-            tabs[width] = chromium.new_page(viewport={"width": width, "height": 900},
-                                            locale="es-ES", color_scheme="light")
-        tab = tabs[width]
-        tab.goto(site_url + path, wait_until="load")
-        return tab
+        if page.viewport_size["width"] != width:
+            page.set_viewport_size({"width": width, "height": 900})
+        page.goto(site_url + path, wait_until="load")
+        return page
 
-    yield visit
-    for tab in tabs.values():
-        tab.close()
+    return visit
+
+
+@pytest.fixture(scope="session")
+def base_url() -> None:
+    """No base URL: tests open pages by full address (``site_url``), so that a test
+    that serves its own copy (test_serve.py) does not build the site. This also
+    replaces pytest-playwright's fallback fixture, which pytest 9 warns about (a
+    session fixture defined as an instance method)."""
+    return None

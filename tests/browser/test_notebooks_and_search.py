@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 import pytest
 from support import ROOT
 
-from tests.browser.conftest import ARTICLES, SCREENSHOTS
+from tests.browser.browsing import ARTICLES, SCREENSHOTS
 
 pytestmark = pytest.mark.browser
 

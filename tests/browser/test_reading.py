@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import ARTICLES, screenshot
+from tests.browser.browsing import ARTICLES, screenshot, switch_palette
 
 pytestmark = pytest.mark.browser
 
@@ -140,13 +140,6 @@ def test_404_is_spanish_with_links(open_page: Any) -> None:
     assert tab.locator('label[for="__search"]').first.is_visible()
 
 
-def _switch_palette(tab: Any, scheme: str) -> None:
-    """Click the header's palette toggle, as a reader does, until ``scheme`` shows."""
-    if tab.evaluate("document.body.dataset.mdColorScheme") != scheme:
-        tab.locator("form[data-md-component=palette] label:not([hidden])").click()
-    assert tab.evaluate("document.body.dataset.mdColorScheme") == scheme
-
-
 # One load per page and width. Desktop light is test_site_in_browser.py's visit of every
 # page; dark is the reader's own switch (the palette toggle, which the site's styles key
 # on, as they do for a dark system preference), then back to light for the next load.
@@ -155,8 +148,8 @@ def test_screenshots(open_page: Any, width: int) -> None:
     for path in PAGES:
         tab = open_page(path, width=width)
         for scheme in ("default", "slate") if width < 1000 else ("slate",):
-            _switch_palette(tab, scheme)
+            switch_palette(tab, scheme)
             screenshot(tab, path, width=width, dark=scheme == "slate")
             assert tab.evaluate("document.documentElement.scrollWidth") <= width + 1, (
                 path, scheme)
-        _switch_palette(tab, "default")
+        switch_palette(tab, "default")

@@ -28,8 +28,8 @@ def _recorded(copy: Path, snippet: str) -> bool:
                for path in copy.glob("results/*/*.examples.jsonl"))
 
 
-def test_a_snippet_edit_reloads_its_page_in_the_browser(tmp_path: Path, chromium) -> None:
-    """Uses the run's one browser (tests/browser/conftest.py): a second sync Playwright
+def test_a_snippet_edit_reloads_its_page_in_the_browser(tmp_path: Path, page) -> None:
+    """Uses pytest-playwright's tab (tests/browser/conftest.py): a second sync Playwright
     in the same worker would collide with the first one's event loop."""
     copy = copy_project(tmp_path / "project", SERVED)
     port = free_port()
@@ -46,26 +46,22 @@ def test_a_snippet_edit_reloads_its_page_in_the_browser(tmp_path: Path, chromium
         if problem:
             log.seek(0)
             pytest.fail(f"{problem}:\n{log.read()}")
-        page = chromium.new_page()
-        try:
-            page.goto(url)
-            mark = f"serve-test-{uuid.uuid4().hex[:8]}"
-            assert mark not in page.content()
-            stale_before = page.locator(".harness-rerecord").count()
-            snippet = copy / "snippets" / f"{SNIPPET}.py"
-            snippet.write_text(snippet.read_text() + f"# {mark}\n")
-            saved = time.monotonic()
-            page.wait_for_function(
-                # The body is briefly null while the live reload swaps the page.
-                "mark => !!document.body && document.body.innerText.includes(mark)",
-                arg=mark, timeout=60_000)
-            shown_after = time.monotonic() - saved
-            if _recorded(copy, SNIPPET):
-                rerecord = page.locator(".harness-rerecord")
-                assert rerecord.count() > stale_before, "no re-record hint on the page"
-                assert "python -m harness record --only examples" in rerecord.first.inner_text()
-        finally:
-            page.close()
+        page.goto(url)
+        mark = f"serve-test-{uuid.uuid4().hex[:8]}"
+        assert mark not in page.content()
+        stale_before = page.locator(".harness-rerecord").count()
+        snippet = copy / "snippets" / f"{SNIPPET}.py"
+        snippet.write_text(snippet.read_text() + f"# {mark}\n")
+        saved = time.monotonic()
+        page.wait_for_function(
+            # The body is briefly null while the live reload swaps the page.
+            "mark => !!document.body && document.body.innerText.includes(mark)",
+            arg=mark, timeout=60_000)
+        shown_after = time.monotonic() - saved
+        if _recorded(copy, SNIPPET):
+            rerecord = page.locator(".harness-rerecord")
+            assert rerecord.count() > stale_before, "no re-record hint on the page"
+            assert "python -m harness record --only examples" in rerecord.first.inner_text()
         assert server.poll() is None, "mkdocs serve stopped after a snippet edit"
         print(f"snippet edit shown {shown_after:.2f} s after the save")
     finally:

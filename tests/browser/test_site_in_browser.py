@@ -1,8 +1,8 @@
 """The built site in a real browser: Debian's Chromium driven by Playwright.
 
 The site built once per run (``built_site``) is served over HTTP on 127.0.0.1 (over
-file:// Material's search box is missing). One browser, one context and one tab
-serve the whole module; every visit starts with an empty list of problems (console
+file:// Material's search box is missing). Each test gets a fresh context and tab
+(pytest-playwright's); every visit starts with an empty list of problems (console
 errors, page errors, failed requests). Each visit also saves the page's desktop light
 screenshot to ``test-artifacts/screenshots/`` and checks that nothing overflows the
 1280 px width (test_reading.py takes the other layouts).
@@ -14,43 +14,17 @@ installs Debian's Chromium.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 import pytest
 from support import ROOT
 
-from tests.browser.conftest import ARTICLES, screenshot
+from tests.browser.browsing import ARTICLES, screenshot
 
 pytestmark = pytest.mark.browser
 
 SPANISH_PAGES = ["", *(f"{slug}/" for slug in ARTICLES), *(f"cuadernos/{s}/" for s in ARTICLES)]
 PAGES = [*SPANISH_PAGES, *(f"en/{page}" for page in SPANISH_PAGES)]
-
-
-@pytest.fixture(scope="module")
-def base_url(site_url: str) -> str:
-    """The run's one server (tests/browser/conftest.py)."""
-    return site_url
-
-
-@pytest.fixture(scope="module")
-def context(chromium, base_url: str):
-    """A context of the run's one browser (tests/browser/conftest.py)."""
-    browser_context = chromium.new_context(viewport={"width": 1280, "height": 900},
-                                           locale="es-ES")
-    browser_context.set_default_timeout(10_000)
-    # Material asks GitHub's API for the repository's stars and release; the test
-    # machine has no internet, so the answer is an empty one rather than a DNS error.
-    browser_context.route("https://api.github.com/**", lambda route: route.fulfill(
-        status=200, body="{}", content_type="application/json"))
-    browser_context.grant_permissions(
-        ["clipboard-read", "clipboard-write"], origin=base_url.rstrip("/")
-    )
-    try:
-        yield browser_context
-    finally:
-        browser_context.close()
 
 
 def _material_sitemap_probe(url: str) -> bool:
@@ -67,9 +41,9 @@ def _material_sitemap_probe(url: str) -> bool:
 class _Tab:
     """The module's tab: keeps console errors, page errors and failed requests."""
 
-    def __init__(self, context, base_url: str) -> None:
+    def __init__(self, page, base_url: str) -> None:
         self.base_url = base_url
-        self.page = context.new_page()
+        self.page = page
         self.problems: list[str] = []
         self.page.on("console", self._console)
         self.page.on("pageerror", lambda error: self.problems.append(f"page error: {error}"))
@@ -119,25 +93,22 @@ class _Tab:
         assert not self.problems, f"{self.page.url}:\n" + "\n".join(self.problems)
 
 
-@pytest.fixture(scope="module")
-def tab(context, base_url: str) -> Iterator[_Tab]:
-    opened = _Tab(context, base_url)
-    try:
-        yield opened
-    finally:
-        opened.page.close()
+@pytest.fixture
+def tab(page, site_url: str) -> _Tab:
+    """The test's tab, in the fresh context pytest-playwright gives each test."""
+    return _Tab(page, site_url)
 
 
-@pytest.mark.parametrize("page", PAGES, ids=lambda p: p or "home")
-def test_page_loads_without_errors(tab: _Tab, page: str) -> None:
-    tab.visit(page)
-    expected_lang = "en" if page.startswith("en/") else "es"
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: p or "home")
+def test_page_loads_without_errors(tab: _Tab, path: str) -> None:
+    tab.visit(path)
+    expected_lang = "en" if path.startswith("en/") else "es"
     assert tab.page.locator("html").get_attribute("lang") == expected_lang
     assert tab.page.locator("article.md-content__inner h1").first.is_visible(), (
-        f"/{page}: no visible title"
+        f"/{path}: no visible title"
     )
-    screenshot(tab.page, page, width=1280, dark=False)
-    assert tab.page.evaluate("document.documentElement.scrollWidth") <= 1281, page
+    screenshot(tab.page, path, width=1280, dark=False)
+    assert tab.page.evaluate("document.documentElement.scrollWidth") <= 1281, path
     tab.assert_no_problem()
 
 
@@ -192,6 +163,8 @@ def test_measured_table_is_visible(tab: _Tab, lang: str, first_header: str, capt
 
 
 def test_copy_button_copies_the_snippet(tab: _Tab) -> None:
+    tab.page.context.grant_permissions(["clipboard-read", "clipboard-write"],
+                                       origin=tab.base_url.rstrip("/"))
     tab.visit("que-es-pytorch/")
     block = tab.page.locator(".md-content .highlight").first
     shown_name = block.locator(".filename").inner_text().strip()

@@ -10,9 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import copy_project
-
-from .conftest import inject
+from support import copy_project, inject
 
 #: The per-snippet limit in the copies. Only the hanging snippet should reach it. The
 #: page's others take under 10 ms each on a quiet machine, because the page runner's fork
