@@ -12,7 +12,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from harness.core.errors import HarnessError
-from harness.core.rows import TrialRow
 from harness.core.types import TrialSpec
 from harness.records.store import DeviceRecord, Records
 from harness.sources.claims import Claim
@@ -48,12 +47,12 @@ def _trial_devices(records: Records, specs: dict[str, TrialSpec],
     return _sorted({r.device_type for r in records.items if r.rows})
 
 
-def _same_work(row: TrialRow, spec: TrialSpec, other: TrialSpec) -> bool:
+def _same_work(spec: TrialSpec, other: TrialSpec) -> bool:
     """Whether ``other`` is ``spec``'s work in another dtype (group, task, shape, batch,
     threads and workload equal)."""
     return (other.group, other.task, other.shape, other.batch, other.threads,
             other.workload) == (spec.group, spec.task, spec.shape, spec.batch, spec.threads,
-                                spec.workload) and other.name != row.trial
+                                spec.workload) and other.name != spec.name
 
 
 def _faster(record: DeviceRecord, specs: dict[str, TrialSpec], than: str,
@@ -67,7 +66,7 @@ def _faster(record: DeviceRecord, specs: dict[str, TrialSpec], than: str,
         if row.quality_pass != passing:
             continue
         for other in specs.values():
-            if other.dtype != than or not _same_work(row, spec, other):
+            if other.dtype != than or not _same_work(spec, other):
                 continue
             base = record.row(other.name)
             if base is not None and base.latency is not None and not base.error \
@@ -102,12 +101,35 @@ def _trial_setting(records: Records, specs: dict[str, TrialSpec],
     return (str(value),)
 
 
+#: Largest latency ratio between a group's slowest and fastest rows that reads «flat».
+FLAT_RATIO = 1.5
+
+
+def _latency_flat(records: Records, specs: dict[str, TrialSpec],
+                  args: dict[str, str]) -> tuple[str, ...] | None:
+    """``("flat",)`` when, in every record of the device, the group's rows of the task
+    (its batch sizes) stay within :data:`FLAT_RATIO` of each other; ``("grows",)`` else."""
+    spreads = []
+    for record in records.items:
+        if record.device_type != args["device"]:
+            continue
+        latencies = [r.latency for r in record.rows if r.latency and not r.error
+                     and (s := specs.get(r.trial)) is not None
+                     and s.group == args["group"] and s.task == args["task"]]
+        if len(latencies) >= 2:
+            spreads.append(max(latencies) / min(latencies))
+    if not spreads:
+        return None
+    return ("flat",) if max(spreads) <= FLAT_RATIO else ("grows",)
+
+
 _PREDICATES = {
     "example-devices": _example_devices,
     "trial-devices": _trial_devices,
     "faster-passing": _faster_on(passing=True),
     "faster-failing": _faster_on(passing=False),
     "trial-setting": _trial_setting,
+    "latency-flat": _latency_flat,
 }
 
 

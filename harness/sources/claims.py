@@ -26,13 +26,15 @@ from typing import Literal, get_args
 
 from harness.core.errors import HarnessError, Location, parse_toml, relative, suggest
 
-__all__ = ["CLAIMS_FILE", "PREDICATES", "Claim", "Predicate", "load_claims"]
+__all__ = ["ARGUMENTS", "CLAIMS_FILE", "PREDICATES", "VALUE", "Claim", "Predicate",
+           "load_claims"]
 
 CLAIMS_FILE = "claims.toml"
 
 #: What a claim can read from the records (see harness/records/claims.py).
 Predicate = Literal[
     "example-devices", "trial-devices", "faster-passing", "faster-failing", "trial-setting",
+    "latency-flat",
 ]
 PREDICATES: tuple[str, ...] = get_args(Predicate)
 #: The arguments each predicate takes (all required), and what each is.
@@ -43,9 +45,13 @@ ARGUMENTS: dict[str, dict[str, str]] = {
     "faster-failing": {"device": "a device type (cpu, cuda…)", "than": "the baseline dtype"},
     "trial-setting": {"trial": "a trial of harness/trials.toml",
                       "field": "one of its settings (tolerance, shape, batch…)"},
+    "latency-flat": {"group": "a trial group", "device": "a device type (cpu, cuda…)",
+                     "task": "inference, training, gradients or compute"},
 }
 _KEYS = {"id", "predicate", "expect", "es", "en"}
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+#: Where a generated sentence takes the records' values: ``{value}`` or ``{value|sep}``.
+VALUE = re.compile(r"\{value(?:\|(?P<sep>[^}]*))?\}")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -93,7 +99,7 @@ def _claim(raw: object, page: str, where: Location) -> Claim:
         text = raw.get(lang)
         if not isinstance(text, str) or not text.strip():
             raise HarnessError(f"{where}: the claim needs its sentence in {lang!r}")
-        if expect is None and "{value}" not in text:
+        if expect is None and not VALUE.search(text):
             raise HarnessError(f"{where}: a claim without expect is generated from the "
                                f"records: its {lang!r} sentence must hold {{value}}")
         sentences[lang] = text.strip()

@@ -9,17 +9,16 @@ escaped like every other record text. ``{value}`` is a list in the page's langua
 from __future__ import annotations
 
 import math
-import re
 
 from harness.core.errors import HarnessError, Location
 from harness.records.claims import Evaluation
+from harness.sources.claims import VALUE
 from harness.text.markdown import cell, code
 from harness.text.numbers import decimal
 from harness.text.words import word
 
 __all__ = ["render_claim"]
 
-_VALUE = re.compile(r"\{value(?:\|(?P<sep>[^}]*))?\}")
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
@@ -63,5 +62,5 @@ def render_claim(evaluation: Evaluation, lang: str, where: Location) -> str:
             f"[{', '.join(evaluation.values)}]. Rewrite the sentence and its expect in "
             f"{claim.location.path}, or fix the records.")
     sentence = claim.sentences[lang]
-    return _VALUE.sub(lambda m: _listed(evaluation.values or (), lang, m.group("sep")),
+    return VALUE.sub(lambda m: _listed(evaluation.values or (), lang, m.group("sep")),
                       sentence)
