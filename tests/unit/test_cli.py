@@ -127,3 +127,10 @@ def test_version_and_whole_descriptions_without_rest() -> None:
         text = cli.description(module)
         assert text.startswith(f"python -m harness {name}") and text.endswith("."), text
         assert "`" not in text and ":mod:" not in text and "  " not in text, text
+
+
+@pytest.mark.parametrize("name", [name for name, _, _ in cli.COMMANDS])
+def test_every_command_takes_root(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli.parser().parse_args([name, "--help"])
+    assert "--root CHECKOUT" in capsys.readouterr().out
