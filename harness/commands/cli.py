@@ -15,7 +15,7 @@ import re
 import sys
 from types import ModuleType
 
-from harness.commands import drift, notebooks, publish, record
+from harness.commands import check, drift, notebooks, publish, record
 from harness.core.errors import HarnessError
 
 __all__ = ["COMMANDS", "DISTRIBUTION", "description", "main", "parser", "version"]
@@ -27,6 +27,7 @@ COMMANDS: tuple[tuple[str, ModuleType, str], ...] = (
     ("notebooks", notebooks, "generate or check docs/cuadernos/*.ipynb"),
     ("publish", publish, "add a record set to results/published.toml, or check the list"),
     ("drift", drift, "what changed between recorded torch builds (examples and trials)"),
+    ("check", check, "every check `make test` runs for one page, each with what to do"),
 )
 # reST a terminal should not show: ":mod:`x`" and "``x``" read as x.
 _ROLE = re.compile(r":[a-z]+:`~?([^`]+)`")

@@ -7,6 +7,7 @@ Each problem is one line, ``file:line: what is wrong; what to do``.
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +31,9 @@ class Problem:
     """``file:line: what is wrong; what to do``."""
     pages: tuple[Path, ...] = ()
     """The Spanish pages whose examples it concerns (empty: the whole project)."""
+    twin: bool = False
+    """A difference between a page and its English twin: the page's examples still run
+    (a contributor writes the twin after them); the notebooks and the build need it."""
 
     def __str__(self) -> str:
         return self.message
@@ -70,30 +74,58 @@ def check_pages(text: str, shown: Path) -> list[str]:
     return problems
 
 
-def _signature(text: str, shown: Path) -> list[str]:
-    items = [(i.start, f"include {i.target}") for i in find_includes(text, shown)]
-    items += [(m.start, f"marker harness:{m.kind} " +
-               " ".join(f'{k}="{v}"' for k, v in sorted(m.args.items())))
+def _signature(text: str, shown: Path) -> list[tuple[str, int]]:
+    """The page's includes and markers in order, each as (what, its line)."""
+    items = [(i.start, f"include {i.target}", i.location.line) for i in find_includes(text, shown)]
+    items += [(m.start, " ".join([f"marker harness:{m.kind}",
+                                  *(f'{k}="{v}"' for k, v in sorted(m.args.items()))]),
+               m.location.line)
               for m in find_markers(text, shown)]
-    return [what for _, what in sorted(items)]
+    return [(what, line) for _, what, line in sorted(items)]
+
+
+def _place(items: list[tuple[str, int]], index: int, shown: Path) -> str:
+    """Where item ``index`` of the Spanish order belongs in the twin ``shown``."""
+    if index > 0:
+        what, line = items[index - 1]
+        return f"after {shown}:{line} (its {what})"
+    return f"before {shown}:{items[0][1]} (its {items[0][0]})" if items else f"in {shown}"
 
 
 def _twin_problems(project: Project, page: Path) -> list[str]:
+    """Each difference between the includes and markers of ``page`` and of its twin,
+    named at the Spanish page's line with the place in the twin where the fix goes."""
     twin = page.with_name(page.name.replace(".md", ".en.md"))
     shown, shown_twin = project.shown(page), project.shown(twin)
     if not twin.exists():
         return [f"{shown}:1: no English twin; create {shown_twin} with the same snippet "
-                "includes and harness markers, in the same order"]
+                "includes and harness markers, in the same order (the examples run without it; "
+                "the notebooks and the strict build need it)"]
     mine = _signature(page.read_text(encoding="utf-8"), shown)
     theirs = _signature(twin.read_text(encoding="utf-8"), shown_twin)
-    if mine == theirs:
-        return []
-    index = next((i for i, (a, b) in enumerate(zip(mine, theirs, strict=False)) if a != b),
-                 min(len(mine), len(theirs)))
-    want = mine[index] if index < len(mine) else "(nothing more)"
-    got = theirs[index] if index < len(theirs) else "(nothing more)"
-    return [f"{shown_twin}:1: differs from {shown} at its item {index + 1}: the Spanish page has "
-            f"{want}, the twin has {got}; twins carry the same includes and markers in order"]
+    matcher = difflib.SequenceMatcher(a=[w for w, _ in mine], b=[w for w, _ in theirs],
+                                      autojunk=False)
+    problems: list[str] = []
+    for op, a0, a1, b0, b1 in matcher.get_opcodes():
+        if op == "equal":
+            continue
+        for offset in range(max(a1 - a0, b1 - b0)):
+            a, b = a0 + offset, b0 + offset
+            if a < a1 and b < b1:
+                problems.append(
+                    f"{shown}:{mine[a][1]}: has {mine[a][0]}, but {shown_twin}:{theirs[b][1]} has "
+                    f"{theirs[b][0]} in its place; copy the Spanish line into the twin byte "
+                    "for byte")
+            elif a < a1:
+                problems.append(
+                    f"{shown}:{mine[a][1]}: {mine[a][0]} is not in the English twin; put the "
+                    f"same line in {shown_twin} {_place(theirs, b0, shown_twin)}")
+            else:
+                problems.append(
+                    f"{shown_twin}:{theirs[b][1]}: {theirs[b][0]} is not on the Spanish page "
+                    f"{shown}; remove it from the twin, or add it to {shown} "
+                    f"{_place(mine, a0, shown)}")
+    return problems
 
 
 def _scope_problems(project: Project, snippet_id: str) -> list[str]:
@@ -130,8 +162,9 @@ def check_project(project: Project) -> list[Problem]:
                     f"expectation; add [[expect]] to snippets/{page_slug}/expectations.toml, or "
                     "[[unchecked]] with the reason if there is truly nothing to derive"
                 )
-        mine += _twin_problems(project, page)
         problems += [Problem(message=m, pages=(shown,)) for m in mine]
+        problems += [Problem(message=m, pages=(shown,), twin=True)
+                     for m in _twin_problems(project, page)]
     for twin in (p for p in project.pages() if p.name.endswith(".en.md")):
         problems += [Problem(message=m) for m in
                      check_pages(twin.read_text(encoding="utf-8"), project.shown(twin))]

@@ -119,7 +119,18 @@ def _unchecked(raw: dict[str, Any], page: str, where: Location) -> Unchecked:
                      reason_en=str(raw.get("reason_en", "")).strip(), location=where)
 
 
-def _expectation(raw: dict[str, Any], page: str, where: Location) -> Expectation:
+def _key_line(text: str, table_line: int, key: str) -> int:
+    """The line of ``key = ...`` in the table that starts at ``table_line`` (that line
+    when the key is not found on a line of its own)."""
+    for number, line in enumerate(text.splitlines()[table_line:], start=table_line + 1):
+        if line.strip().startswith("[["):
+            break
+        if re.match(rf"\s*{re.escape(key)}\s*=", line):
+            return number
+    return table_line
+
+
+def _expectation(raw: dict[str, Any], page: str, where: Location, text: str = "") -> Expectation:
     unknown = set(raw) - set(EXPECT_KEYS)
     if unknown:
         key = sorted(unknown)[0]
@@ -147,7 +158,9 @@ def _expectation(raw: dict[str, Any], page: str, where: Location) -> Expectation
         )
     for key in ("rtol", "atol"):
         if key in raw and not (isinstance(raw[key], (int, float)) and raw[key] >= 0):
-            raise HarnessError(f"{where}: {key!r} must be a non-negative number, not {raw[key]!r}.")
+            at = Location(path=where.path, line=_key_line(text, where.line, key))
+            raise HarnessError(f"{at}: {key!r} must be a non-negative number, not {raw[key]!r} "
+                               f"(write {key} = 1e-3, without quotes).")
     return Expectation(
         snippet=f"{page}/{raw['snippet']}",
         name=raw["name"],
@@ -185,7 +198,7 @@ def load_expectations(
         lines = _table_lines(text, "expect")
         for index, raw in enumerate(data.get("expect", [])):
             where = Location(path=shown, line=lines[index] if index < len(lines) else 1)
-            expectation = _expectation(raw, page, where)
+            expectation = _expectation(raw, page, where, text)
             snippet_for_id(snippets, expectation.snippet, str(where))
             result.setdefault(expectation.snippet, []).append(expectation)
         lines = _table_lines(text, "unchecked")

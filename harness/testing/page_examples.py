@@ -64,10 +64,13 @@ class PageExamples:
     @cached_property
     def problems(self) -> dict[str, list[str]]:
         """The project's static problems by the Spanish page they concern; problems of
-        the whole project go to the first page, so that pytest always shows them."""
+        the whole project go to the first page, so that pytest always shows them. A
+        twin's differences do not stop its page's examples (the build reports them)."""
         found: dict[str, list[str]] = {}
         first = str(self.project.shown(self.project.spanish_pages()[0]))
         for problem in check_project(self.project):
+            if problem.twin:
+                continue
             for page in problem.pages or (first,):
                 found.setdefault(str(page), []).append(problem.message)
         return found

@@ -188,8 +188,10 @@ def _missing_twin(project: Path) -> str:
 
 
 def _twin_differs(project: Path) -> str:
-    _page(project, '<!-- harness:environment -->\n')
-    return r"docs/elegir-pytorch\.en\.md:1: differs from docs/elegir-pytorch\.md at its item"
+    line = _page(project, '<!-- harness:environment -->\n')
+    return (rf"docs/elegir-pytorch\.md:{line}: marker harness:environment is not in the English "
+            r"twin; put the same line in docs/elegir-pytorch\.en\.md after docs/elegir-pytorch"
+            r"\.en\.md:\d+ \(its ")
 
 
 def _unchecked_snippet(project: Path) -> str:

@@ -1,0 +1,194 @@
+"""``python -m harness check PAGE``: every check ``make test`` runs for one page,
+fastest first: spelling, the page's sources (twin parity, includes, expectations),
+its markers against the records (unknown marker ids, stale records, claims), seed
+fidelity, then the page's examples, its notebooks and the strict build.
+
+Each problem is printed once, as its check wrote it, with its own next step; a step
+that would only repeat an earlier step's problem says so and does not run. The exit
+status is 1 when any check failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.commands.checkout import add_root_option, root_of
+from harness.commands.page_markers import marker_problems
+from harness.core.errors import HarnessError
+from harness.records.store import load_all
+from harness.sources.checks import check_project
+from harness.sources.project import Project
+from harness.sources.seed_fidelity import seed_problems
+from harness.views.notebooks import notebook_path, out_of_date
+
+__all__ = ["Outcome", "configure", "run"]
+
+#: Words of a strict build's log that carry a problem (the rest is progress).
+_BUILD_LINES = ("WARNING", "ERROR", "Error", "Aborted")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Outcome:
+    """What one step found."""
+
+    problems: list[str] = field(default_factory=list)
+    """One message per problem, each with its own next step."""
+    skipped: str = ""
+    """Why the step did not run (empty: it ran)."""
+
+
+@dataclass(kw_only=True)
+class _Page:
+    """The page under check and what the earlier steps read (filled in as they run)."""
+
+    root: Path
+    slug: str
+    project: Project | None = None
+    sources_failed: bool = False
+    """The page's sources have a problem its examples would report again."""
+    blocking: bool = False
+    """An earlier step found a problem the notebooks and the build would report again."""
+
+    @property
+    def shown(self) -> Path:
+        return Path("docs") / f"{self.slug}.md"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    add_root_option(parser)
+    parser.add_argument("page", metavar="PAGE", help="the page's slug: docs/PAGE.md")
+
+
+def _tool(name: str) -> str | None:
+    """``name`` installed beside this Python (the environment's own), else on PATH."""
+    beside = Path(sys.executable).with_name(name)
+    return str(beside) if beside.exists() else shutil.which(name)
+
+
+def _spelling(page: _Page) -> Outcome:
+    codespell = _tool("codespell")
+    if codespell is None:
+        return Outcome(problems=["codespell is not installed: install the test extra "
+                                 "(`pip install -e \".[test]\"`, which `make check` does)"])
+    paths = [str(p.relative_to(page.root)) for p in (
+        page.root / "docs" / f"{page.slug}.md", page.root / "docs" / f"{page.slug}.en.md",
+        page.root / "snippets" / page.slug) if p.exists()]
+    done = subprocess.run([codespell, *paths], cwd=page.root, capture_output=True, text=True)
+    return Outcome(problems=[
+        f"{line}; fix the typo, or, if it is a correct Spanish word, add it (lowercase) to "
+        ".codespell-words.txt" for line in done.stdout.splitlines() if line.strip()])
+
+
+def _sources(page: _Page) -> Outcome:
+    try:
+        page.project = Project.load(page.root)
+    except HarnessError as exc:
+        page.sources_failed = page.blocking = True
+        return Outcome(problems=[str(exc)])
+    found = [p for p in check_project(page.project) if page.shown in p.pages or not p.pages]
+    page.sources_failed = any(not p.twin for p in found)
+    page.blocking = bool(found)
+    return Outcome(problems=[p.message for p in found])
+
+
+def _markers(page: _Page) -> Outcome:
+    if page.project is None:
+        return Outcome(skipped="the page's sources could not be read (above)")
+    problems = marker_problems(page.project, page.slug)
+    page.blocking = page.blocking or bool(problems)
+    return Outcome(problems=problems)
+
+
+def _seeds(page: _Page) -> Outcome:
+    try:
+        return Outcome(problems=seed_problems(page.root, page.slug))
+    except HarnessError as exc:
+        return Outcome(problems=[str(exc)])
+
+
+def _examples(page: _Page) -> Outcome:
+    if page.project is None or page.sources_failed:
+        return Outcome(skipped="the page's sources have the problems above; its examples "
+                               "would report them again")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "--no-header", "-p", "no:randomly",
+         "-p", "no:cacheprovider", "--tb=short", str(page.shown)],
+        cwd=page.root, capture_output=True, text=True)
+    if done.returncode == 0:
+        return Outcome()
+    return Outcome(problems=[(done.stdout + done.stderr).strip()])
+
+
+def _notebooks(page: _Page) -> Outcome:
+    if page.project is None or page.blocking:
+        return Outcome(skipped="they are built from the sources and records checked above")
+    ours = {notebook_path(page.root / "docs" / name)
+            for name in (f"{page.slug}.md", f"{page.slug}.en.md")}
+    try:
+        stale = out_of_date(page.project, load_all(page.root / "results", root=page.root))
+    except HarnessError as exc:
+        return Outcome(problems=[str(exc)])
+    return Outcome(problems=[
+        f"{page.project.shown(path)}: differs from what docs/{page.slug}.md, its twin, "
+        f"snippets/{page.slug}/ (code and expectations.toml) and results/ make of it; run "
+        "`make notebooks` (python -m harness notebooks --write)"
+        for path in sorted(stale) if path in ours])
+
+
+def _build(page: _Page) -> Outcome:
+    if page.blocking:
+        return Outcome(skipped="it would stop on the problems above")
+    with tempfile.TemporaryDirectory(prefix="check-site-") as site:
+        done = subprocess.run(
+            [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", site], cwd=page.root,
+            capture_output=True, text=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    if done.returncode == 0:
+        return Outcome()
+    log = (done.stdout + done.stderr).splitlines()
+    return Outcome(problems=[line for line in log if line.startswith(_BUILD_LINES)]
+                   or log[-20:])
+
+
+#: (heading, step), in the order they run.
+STEPS: tuple[tuple[str, Callable[[_Page], Outcome]], ...] = (
+    ("spelling (codespell)", _spelling),
+    ("sources: twin parity, includes, expectations", _sources),
+    ("markers: unknown ids, stale records, claims", _markers),
+    ("seed fidelity («Ampliación»)", _seeds),
+    ("examples (pytest docs/PAGE.md)", _examples),
+    ("notebooks", _notebooks),
+    ("strict build (mkdocs build --strict)", _build),
+)
+
+
+def run(args: argparse.Namespace) -> int:
+    root = root_of(args)
+    slug = str(args.page).removeprefix("docs/").removesuffix(".md")
+    if not (root / "docs" / f"{slug}.md").is_file():
+        pages = sorted(p.stem for p in (root / "docs").glob("*.md") if ".en." not in p.name)
+        raise HarnessError(f"no page docs/{slug}.md; pages: {', '.join(pages)}")
+    page = _Page(root=root, slug=slug)
+    failed: list[str] = []
+    for heading, step in STEPS:
+        name = heading.replace("PAGE", slug)
+        print(f"== {name}", flush=True)
+        outcome = step(page)
+        if outcome.skipped:
+            print(f"   not run: {outcome.skipped}")
+        for problem in outcome.problems:
+            print(problem)
+        if outcome.problems:
+            failed.append(name.split(" ")[0].rstrip(":"))
+    if failed:
+        print(f"check {slug}: FAILED: {', '.join(failed)}")
+        return 1
+    print(f"check {slug}: every check `make test` runs for this page passes")
+    return 0
