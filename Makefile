@@ -1,7 +1,7 @@
 # Two entry points a reader or CI needs; each does all of its own set-up.
 #   make serve   build and serve the site on http://127.0.0.1:8000 (no torch needed)
 #   make test    run every test: page examples, unit/integration, mkdocs build --strict, browser
-#   make check PAGE=<slug>   what CI would reject for one page, each with what to do
+#   make check PAGE=<slug>   every check make test runs for one page, each with what to do
 # Plain `make` only prints this list (`make help`): every other target installs something.
 .DEFAULT_GOAL := help
 PYTHON ?= python3
@@ -20,13 +20,15 @@ BIN := $(VENV)/bin
 DOCS_BIN := $(DOCS_VENV)/bin
 INDEX := $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX))
 
-.PHONY: help serve build test browser record check clean
+.PHONY: help serve build test browser record check examples notebooks clean
 
 help:
 	@echo "make serve               build and serve the site on http://127.0.0.1:8000 (no torch)"
 	@echo "make build               the static site in site/ (mkdocs build --strict, no torch)"
 	@echo "make test                every test (its first run installs $(TORCH) in $(VENV))"
-	@echo "make check PAGE=<slug>   what CI would reject for docs/<slug>.md, with what to do"
+	@echo "make check PAGE=<slug>   every check make test runs for docs/<slug>.md, with what to do"
+	@echo "make examples PAGE=<slug> run that page's examples against their expectations"
+	@echo "make notebooks           regenerate docs/cuadernos/*.ipynb from pages and records"
 	@echo "make record              record the CPU trials and examples into results/"
 	@echo "make browser             install Debian's Chromium for the browser tests (root, apt)"
 	@echo "make clean               remove build output and caches (keeps the environments)"
@@ -55,39 +57,35 @@ build: $(DOCS_VENV)/.installed
 	$(DOCS_BIN)/mkdocs build --strict
 
 # Debian's Chromium for the browser tests (Playwright's own download does not work
-# everywhere). Without root or apt the browser tests skip locally and fail in CI.
+# everywhere), and axe-core from npm (package.json) into node_modules/ for the
+# accessibility tests. Without root or apt, or without npm, those tests skip locally
+# and fail in CI. `npm ls` checks the installed version offline.
 browser:
 	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
 	  && (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
 	  || echo "chromium not installed: browser tests will skip (they fail when CI=true)"; }
+	@npm ls --silent >/dev/null 2>&1 || { command -v npm >/dev/null 2>&1 \
+	  && npm install --no-fund --no-audit --silent \
+	  || echo "axe-core not installed (no npm): accessibility tests will skip (they fail when CI=true)"; }
 
 test: $(VENV)/.installed-$(TORCH_TAG) browser
 	$(BIN)/python -m pytest -n 2 --dist loadfile
 
-# What CI would reject for one page, fastest first; every step runs and says what to do.
-# `make serve` is the preview (not strict); this and CI are strict.
+# Every check `make test` runs for one page, static checks first; each problem comes
+# with its own next step (harness/commands/check.py). `make serve` is the preview (not
+# strict); this and CI are strict.
 check: $(VENV)/.installed-$(TORCH_TAG)
 	@test -n "$(PAGE)" || { echo "usage: make check PAGE=<slug>   (docs/<slug>.md)"; exit 2; }
-	@test -f docs/$(PAGE).md || { echo "no page docs/$(PAGE).md"; exit 2; }
-	@failed=""; \
-	echo "== spelling (codespell; Spanish words it flags go in .codespell-words.txt)"; \
-	$(BIN)/codespell docs/$(PAGE).md $$(ls docs/$(PAGE).en.md snippets/$(PAGE) 2>/dev/null) \
-	  || { failed="$$failed spelling"; echo "-> fix the typo, or add a correct Spanish word (lowercase) to .codespell-words.txt"; }; \
-	echo "== twin parity and page checks (harness.sources.checks.check_project)"; \
-	$(BIN)/python -c 'import sys; from pathlib import Path; from harness.sources.checks import check_project; from harness.sources.project import Project; found = [p.message for p in check_project(Project.load(Path.cwd())) if sys.argv[1] in p.message]; found and print("\n".join(found)); sys.exit(1 if found else 0)' "$(PAGE)" \
-	  || { failed="$$failed twin"; echo "-> docs/$(PAGE).en.md must carry the same fences and markers, byte for byte, as docs/$(PAGE).md (CONTRIBUTING, step 5)"; }; \
-	echo "== examples (pytest docs/$(PAGE).md)"; \
-	$(BIN)/python -m pytest -q -p no:randomly docs/$(PAGE).md \
-	  || { failed="$$failed examples"; echo "-> each failure names the page line, the snippet line, the analytic value and the observed one"; }; \
-	echo "== notebooks (python -m harness notebooks --check)"; \
-	$(BIN)/python -m harness notebooks --check \
-	  || { failed="$$failed notebooks"; echo "-> write the English twin first, then: python -m harness notebooks --write"; }; \
-	echo "== stale records and the strict build (mkdocs build --strict)"; \
-	$(BIN)/python -m mkdocs build --strict -d "$${TMPDIR:-/tmp}/check-$(PAGE)-site" >"$${TMPDIR:-/tmp}/check-$(PAGE).log" 2>&1 \
-	  || { failed="$$failed build"; grep -E "WARNING|ERROR|Error|Aborted" "$${TMPDIR:-/tmp}/check-$(PAGE).log"; \
-	       echo "-> a stale record: python -m harness record --only examples, under each torch build the site shows (CONTRIBUTING, Recording)"; }; \
-	if [ -n "$$failed" ]; then echo "make check PAGE=$(PAGE): FAILED:$$failed"; exit 1; fi; \
-	echo "make check PAGE=$(PAGE): everything CI checks for this page passes"
+	$(BIN)/python -m harness check "$(PAGE)"
+
+# One page's examples, as CONTRIBUTING's step 4 runs them (no English twin needed yet).
+examples: $(VENV)/.installed-$(TORCH_TAG)
+	@test -n "$(PAGE)" || { echo "usage: make examples PAGE=<slug>   (docs/<slug>.md)"; exit 2; }
+	$(BIN)/python -m pytest -q -p no:randomly docs/$(PAGE).md
+
+# Regenerate docs/cuadernos/*.ipynb from the pages, their twins, snippets and records.
+notebooks: $(VENV)/.installed-$(TORCH_TAG)
+	$(BIN)/python -m harness notebooks --write
 
 record: $(VENV)/.installed-$(TORCH_TAG)
 	OMP_NUM_THREADS=1 $(BIN)/python -m harness record --device cpu
