@@ -12,9 +12,11 @@ import argparse
 import sys
 
 from harness.commands.checkout import add_root_option, root_of
-from harness.records.store import load_all
+from harness.records.store import Records, load_all
+from harness.sources.pages import find_includes
 from harness.sources.project import Project
-from harness.views.notebooks import out_of_date
+from harness.views.notebook_outputs import choose_record
+from harness.views.notebooks import notebook_path, out_of_date, pages_with_code
 
 __all__ = ["configure", "run"]
 
@@ -28,10 +30,34 @@ def configure(parser: argparse.ArgumentParser) -> None:
                       help="exit 1, listing them, if committed notebooks differ from their sources")
 
 
+def stale_outputs(project: Project, records: Records) -> list[str]:
+    """One line per code cell whose embedded output is not that of its snippet's code
+    (recorded from other code) or is missing (no record), with what to run."""
+    found: dict[str, None] = {}
+    for page in pages_with_code(project):
+        shown = project.shown(notebook_path(page))
+        for include in find_includes(page.read_text(encoding="utf-8"), page):
+            snippet = project.snippets.get(include.snippet_id)
+            if snippet is None or snippet.language != "py" \
+                    or not project.expectations.get(snippet.id):
+                continue
+            record = choose_record(records.items, snippet.id)
+            where = f"{shown}: the cell of {project.shown(snippet.path)}"
+            if record is None:
+                found.setdefault(f"{where} has no recorded output (no record observed it)")
+            elif any(o.snippet == snippet.id and o.snippet_sha256 != snippet.sha256
+                     for o in record.observations):
+                found.setdefault(f"{where} shows stale outputs (torch {record.torch_build} on "
+                                 f"{record.device_key} recorded other code)")
+    return [f"{line}; run `python -m harness record --device cpu --only examples`, then "
+            "`python -m harness notebooks --write` again" for line in found]
+
+
 def run(args: argparse.Namespace) -> int:
     root = root_of(args)
     project = Project.load(root)
-    stale = out_of_date(project, load_all(root / "results", root=root))
+    records = load_all(root / "results", root=root)
+    stale = out_of_date(project, records)
     for path, text in stale.items():
         shown = project.shown(path)
         if args.write:
@@ -44,8 +70,12 @@ def run(args: argparse.Namespace) -> int:
                 print(f"removed {shown} (its page has no Python example any more)")
         else:
             why = ("has no page any more" if not text
-                   else "differs from its page, snippets and records")
+                   else "differs from what its page, its twin, its snippets, their "
+                        "expectations.toml and the records make of it")
             print(f"{shown}: {why}; run `python -m harness notebooks --write`", file=sys.stderr)
+    if args.write:
+        for line in stale_outputs(project, records):
+            print(line)
     if args.check and not stale:
         print(f"notebooks of {root}: up to date", file=sys.stderr)
     return 1 if stale and args.check else 0
