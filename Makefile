@@ -20,7 +20,7 @@ BIN := $(VENV)/bin
 DOCS_BIN := $(DOCS_VENV)/bin
 INDEX := $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX))
 
-.PHONY: help serve build test browser record check examples notebooks clean
+.PHONY: help serve build test browser record record-examples check examples notebooks clean
 
 help:
 	@echo "make serve               build and serve the site on http://127.0.0.1:8000 (no torch)"
@@ -30,6 +30,7 @@ help:
 	@echo "make examples PAGE=<slug> run that page's examples against their expectations"
 	@echo "make notebooks           regenerate docs/cuadernos/*.ipynb from pages and records"
 	@echo "make record              record the CPU trials and examples into results/"
+	@echo "make record-examples     record only the examples' observed outputs (minutes less)"
 	@echo "make browser             install Debian's Chromium for the browser tests (root, apt)"
 	@echo "make clean               remove build output and caches (keeps the environments)"
 
@@ -82,6 +83,10 @@ check: $(VENV)/.installed-$(TORCH_TAG)
 examples: $(VENV)/.installed-$(TORCH_TAG)
 	@test -n "$(PAGE)" || { echo "usage: make examples PAGE=<slug>   (docs/<slug>.md)"; exit 2; }
 	$(BIN)/python -m pytest -q -p no:randomly docs/$(PAGE).md
+
+# The observed outputs of every example under this environment's torch (TORCH=...).
+record-examples: $(VENV)/.installed-$(TORCH_TAG)
+	OMP_NUM_THREADS=1 $(BIN)/python -m harness record --device cpu --only examples
 
 # Regenerate docs/cuadernos/*.ipynb from the pages, their twins, snippets and records.
 notebooks: $(VENV)/.installed-$(TORCH_TAG)

@@ -11,6 +11,7 @@ notebooks are not converted again, and no test reads or fills the developer's
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -97,11 +98,23 @@ def build_site(root: Path, destination: Path, *, poison: Path, config: str = "mk
     )
 
 
+#: A line of a build's log that carries a problem, and the problem after its level.
+_PROBLEM = re.compile(r"^(?:WARNING|ERROR)\s+-\s+(?P<message>.*)$")
+
+
+def build_problems(log: str) -> list[str]:
+    """The problems a strict build's ``log`` reports, ``file:line: …`` ones first, each
+    once (the build's own framing lines, such as "Error reading page", after them)."""
+    found = dict.fromkeys(m["message"] for m in map(_PROBLEM.match, log.splitlines()) if m)
+    located = [p for p in found if re.match(r"^\S+:\d+: ", p)]
+    return located + [p for p in found if p not in located] or log.strip().splitlines()[-3:]
+
+
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def site_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
     """The real site, built once per test run and shared by xdist workers: the first
-    worker to ask builds it under a lock, the others wait and read the same folder
-    (links, page structure, browser tests and anything else that reads a built site)."""
+    worker to ask builds it under a lock, the others wait and read the same folder.
+    (site folder, the build's problems: none when it passed); never fails itself."""
     import fcntl
 
     shared = _run_folder(tmp_path_factory)
@@ -113,5 +126,19 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
             done = build_site(ROOT, site, poison=shared / "no-torch")
             marker.write_text(f"{done.returncode}\n{done.stdout}{done.stderr}")
         code, _, log = marker.read_text().partition("\n")
-    assert code == "0", f"mkdocs build --strict failed:\n{log}"
+    return site, [] if code == "0" else build_problems(log)
+
+
+@pytest.fixture(scope="session")
+def built_site(site_build: tuple[Path, list[str]]) -> Path:
+    """The real site, built strict (links, page structure, browser tests and anything
+    else that reads a built site). When the build fails, one test fails with its
+    problems (tests/integration/test_site_build.py::test_the_site_builds_strict) and
+    every test that needs the site is skipped, naming the first problem, instead of
+    each repeating the whole log."""
+    site, problems = site_build
+    if problems:
+        first = problems[0] if len(problems[0]) <= 160 else problems[0][:159] + "…"
+        pytest.skip(f"not run: mkdocs build --strict failed ({first}); "
+                    "test_site_build.py::test_the_site_builds_strict lists its problems")
     return site

@@ -14,6 +14,13 @@ NOTEBOOKS = ["que-es-pytorch", "backward-frente-a-autograd-grad", "medir-pytorch
              "elegir-pytorch"]
 
 
+def test_the_site_builds_strict(site_build: tuple[Path, list[str]]) -> None:
+    """The one failure a broken build gives: the tests that read the built site are
+    skipped then, naming its first problem (tests/conftest.py, ``built_site``)."""
+    _, problems = site_build
+    assert not problems, "\n".join(problems)
+
+
 @pytest.mark.parametrize("page", PAGES)
 def test_every_page_is_built_in_both_languages(built_site: Path, page: str) -> None:
     spanish = (built_site / page / "index.html").read_text()

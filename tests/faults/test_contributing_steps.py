@@ -1,0 +1,94 @@
+"""CONTRIBUTING's «Adding an example», followed from top to bottom in a copy of the
+project, each step in its `make` form: a new example goes onto a page, and no step fails
+(a step that fails until a later one is done is a defect of the guide's order).
+
+The steps run through the real Makefile with the test run's own environment as `.venv`
+(`-o` keeps make from reinstalling it), so what a contributor types is what runs here.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support import COPIED, ROOT, copy_project, inject
+
+PAGE = "elegir-pytorch"
+NAME = "derivada_cubo"
+SNIPPET = """import torch
+
+x = torch.tensor(2.0, requires_grad=True)
+y = x**3
+y.backward()
+print(x.grad)
+"""
+EXPECTATION = f"""
+[[expect]]
+snippet = "{NAME}"
+name = "x.grad"
+value = 12.0
+derivation = "Para y = x³, dy/dx = 3x²; en x = 2 vale 3·4 = 12."
+derivation_en = "For y = x³, dy/dx = 3x²; at x = 2 it is 3·4 = 12."
+"""
+LINES = (f'```python title="snippets/{PAGE}/{NAME}.py"\n--8<-- "{PAGE}/{NAME}.py"\n```\n\n'
+         f'<!-- harness:observed snippet="{PAGE}/{NAME}" -->\n\n')
+PROSE = {"es": '!!! info "Ampliación"\n\n    La derivada de x³ en x = 2 es 3·2².\n\n',
+         "en": '!!! info "Ampliación"\n\n    The derivative of x³ at x = 2 is 3·2².\n\n'}
+
+
+def _steps_of_the_guide() -> list[str]:
+    """The `make` forms of «Adding an example», in the guide's order."""
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    section = text[text.index("## Adding an example"):text.index("\n## ", text.index(
+        "## Adding an example") + 1)]
+    return list(dict.fromkeys(re.findall(r"`make ([a-z-]+)", section)))
+
+
+def _make(root: Path, target: str) -> tuple[int, str]:
+    venv = Path(sys.executable).parent.parent
+    done = subprocess.run(
+        ["make", "--no-print-directory", "-o", f"{venv}/.installed-torch__2.13.0",
+         f"VENV={venv}", target, f"PAGE={PAGE}"],
+        cwd=root, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    return done.returncode, done.stdout + done.stderr
+
+
+def test_the_guide_names_its_steps_in_order() -> None:
+    assert _steps_of_the_guide()[:5] == ["examples", "record-examples", "notebooks", "check",
+                                         "test"], _steps_of_the_guide()
+
+
+@pytest.mark.skipif(not Path(sys.executable).with_name("codespell").exists(),
+                    reason="the test extra is not installed in this environment")
+def test_adding_an_example_step_by_step_never_fails(tmp_path: Path) -> None:
+    root = copy_project(tmp_path / "project",
+                        (*COPIED, "seeds", "pyproject.toml", ".codespell-words.txt", "Makefile"))
+    # 1. The snippet runs as a reader would run it.
+    (root / "snippets" / PAGE / f"{NAME}.py").write_text(SNIPPET, encoding="utf-8")
+    ran = subprocess.run([sys.executable, f"snippets/{PAGE}/{NAME}.py"], cwd=root,
+                         capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0 and "12." in ran.stdout, ran.stderr
+    # 2. and 3. The include and the marker on the Spanish page, the expectation.
+    inject(root / f"docs/{PAGE}.md", "## Fuentes\n", PROSE["es"] + LINES + "## Fuentes\n")
+    toml = root / "snippets" / PAGE / "expectations.toml"
+    toml.write_text(toml.read_text(encoding="utf-8") + EXPECTATION, encoding="utf-8")
+    # 4. The page's examples pass before the English twin has the example.
+    code, out = _make(root, "examples")
+    assert code == 0, f"step 4 (make examples) failed before step 5:\n{out}"
+    assert re.search(r"\d+ passed", out), out
+    # 5. The twin.
+    inject(root / f"docs/{PAGE}.en.md", "## Sources\n", PROSE["en"] + LINES + "## Sources\n")
+    # 6., 7. and 8.: record, notebooks, check.
+    for step, target in ((6, "record-examples"), (7, "notebooks"), (8, "check")):
+        code, out = _make(root, target)
+        assert code == 0, f"step {step} (make {target}) failed:\n{out}"
+    assert "not run" not in out and "every check `make test` runs for this page passes" in out
+    # The notebook carries the new cell with the output step 6 recorded.
+    notebook = (root / f"docs/cuadernos/{PAGE}.ipynb").read_text(encoding="utf-8")
+    assert "x = torch.tensor(2.0, requires_grad=True)" in notebook
+    assert re.search(r'"x\.grad += 12', notebook), notebook

@@ -1,0 +1,133 @@
+"""`python -m harness check PAGE` (what `make check PAGE=<slug>` runs) on broken copies of
+the project: each mistake `make test` catches fails it, with that mistake's own next step
+and no traceback; and under pytest, one broken marker is one failure, not dozens."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support import COPIED, ROOT, copy_project, inject
+
+#: What `check` reads besides the copied site: the seeds and the spelling configuration.
+CHECKED = (*COPIED, "seeds", "pyproject.toml", ".codespell-words.txt")
+#: The generic hints the old Makefile target printed after every failure of a step.
+GENERIC = ("must carry the same fences and markers", "a stale record: python -m harness record",
+           "each failure names the page line")
+
+
+def _check(root: Path, page: str) -> tuple[int, str]:
+    done = subprocess.run([sys.executable, "-m", "harness", "check", page], cwd=root,
+                          capture_output=True, text=True, timeout=240,
+                          env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    return done.returncode, done.stdout + done.stderr
+
+
+def _bad_rtol(root: Path) -> str:
+    toml = root / "snippets/que-es-pytorch/expectations.toml"
+    line = inject(toml, 'name = "x.grad"\nvalue = 6.0\n',
+                  'name = "x.grad"\nvalue = 6.0\nrtol = "1e-3"\n') + 2
+    return (rf"snippets/que-es-pytorch/expectations\.toml:{line}: 'rtol' must be a non-negative "
+            r"number, not '1e-3' \(write rtol = 1e-3, without quotes\)")
+
+
+def _unknown_marker_id(root: Path) -> str:
+    old = '<!-- harness:observed snippet="que-es-pytorch/derivada_cuadrado" -->'
+    new = old.replace("cuadrado", "cuadrao")
+    line = inject(root / "docs/que-es-pytorch.md", old, new)
+    inject(root / "docs/que-es-pytorch.en.md", old, new)
+    return (rf"docs/que-es-pytorch\.md:{line}: unknown snippet 'que-es-pytorch/derivada_cuadrao' "
+            r"for harness:observed\. Did you mean 'que-es-pytorch/derivada_cuadrado'\?")
+
+
+def _stale_record(root: Path) -> str:
+    snippet = root / "snippets/que-es-pytorch/segundo_paso.py"
+    snippet.write_text(snippet.read_text(encoding="utf-8") + "print(first_grad)\n",
+                       encoding="utf-8")
+    return (r"results/[^/]+/cpu\.examples\.jsonl:\d+: observation of 'que-es-pytorch/segundo_paso'"
+            r" \(\w+\) was recorded from other code; run `python -m harness record")
+
+
+def _twin_missing_marker(root: Path) -> str:
+    marker = '<!-- harness:observed snippet="que-es-pytorch/metadatos_tensor" -->\n'
+    line = (root / "docs/que-es-pytorch.md").read_text(encoding="utf-8").splitlines().index(
+        marker.strip()) + 1
+    inject(root / "docs/que-es-pytorch.en.md", marker, "")
+    return (rf"docs/que-es-pytorch\.md:{line}: marker harness:observed "
+            r'snippet="que-es-pytorch/metadatos_tensor" is not in the English twin; put the '
+            r"same line in docs/que-es-pytorch\.en\.md after docs/que-es-pytorch\.en\.md:\d+ "
+            r"\(its include que-es-pytorch/metadatos_tensor\.py\)")
+
+
+def _unmarked_prose(root: Path) -> str:
+    line = inject(root / "docs/que-es-pytorch.md", "\n## ", "\nUna frase nueva sin marca.\n\n## ")
+    return (rf"docs/que-es-pytorch\.md:{line + 1}: not in seeds/que-es-pytorch\.txt and not "
+            r"inside «Ampliación»: 'Una frase nueva sin marca\.'; put it under !!! info")
+
+
+def _wrong_value(root: Path) -> str:
+    inject(root / "snippets/que-es-pytorch/expectations.toml",
+           'name = "x.grad"\nvalue = 6.0\n', 'name = "x.grad"\nvalue = 7.0\n')
+    return r"docs/que-es-pytorch\.md:\d+: .*x\.grad"
+
+
+#: mistake → (inject it, returning the pattern its message must match; the failed step).
+MISTAKES = {
+    "bad-rtol": (_bad_rtol, "sources"),
+    "unknown-marker-id": (_unknown_marker_id, "markers"),
+    "stale-record": (_stale_record, "markers"),
+    "twin-missing-marker": (_twin_missing_marker, "sources"),
+    "unmarked-prose": (_unmarked_prose, "seed"),
+    "wrong-value": (_wrong_value, "examples"),
+}
+
+
+@pytest.mark.parametrize("mistake", list(MISTAKES))
+def test_each_mistake_fails_check_with_its_own_hint(tmp_path: Path, mistake: str) -> None:
+    root = copy_project(tmp_path / "project", CHECKED)
+    inject_mistake, step = MISTAKES[mistake]
+    pattern = inject_mistake(root)
+    code, out = _check(root, "que-es-pytorch")
+    assert code == 1, out
+    assert re.search(pattern, out), out
+    assert re.search(rf"FAILED: .*\b{step}\b", out), out
+    assert "Traceback" not in out, out
+    assert not [hint for hint in GENERIC if hint in out], out
+
+
+def test_a_clean_page_passes_every_step(tmp_path: Path) -> None:
+    code, out = _check(copy_project(tmp_path / "project", CHECKED), "elegir-pytorch")
+    steps = re.findall(r"^== (.*)$", out, re.M)
+    assert steps[0].startswith("spelling") and steps[-1].startswith("strict build"), out
+    assert len(steps) == 7 and "not run" not in out, out
+    assert code == 0 and "every check `make test` runs for this page passes" in out, out
+
+
+def test_an_unknown_page_names_the_pages(tmp_path: Path) -> None:
+    code, out = _check(ROOT, "que-es")
+    assert code == 2 and "no page docs/que-es.md; pages: " in out and "Traceback" not in out, out
+
+
+def test_one_broken_marker_is_one_failure_under_pytest(tmp_path: Path) -> None:
+    """Every test that needs the built site is skipped naming the page line; only the
+    build's own test fails."""
+    root = copy_project(tmp_path / "project", (*CHECKED, "tests"))
+    pattern = _unknown_marker_id(root)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rfEs", "-p", "no:randomly",
+         "tests/integration/test_site_build.py", "tests/integration/test_links.py"],
+        cwd=root, capture_output=True, text=True, timeout=240)
+    out = done.stdout + done.stderr
+    summary = out[out.rindex("short test summary"):]
+    assert re.search(r"^1 failed, \d+ passed, \d+ skipped in", out.splitlines()[-1]), out
+    failed = re.findall(r"^FAILED (\S+)", summary, re.M)
+    assert failed == ["tests/integration/test_site_build.py::test_the_site_builds_strict"], out
+    named = pattern[:pattern.index(" for harness")]  # the page line and the mistake
+    assert re.search(r"^SKIPPED \[\d+\] .*not run: mkdocs build --strict failed \(" + named,
+                     summary, re.M), summary
+    assert "error" not in out.splitlines()[-1], out
+    assert len(out.splitlines()) < 40, out
