@@ -1,14 +1,21 @@
 """The analytic-versus-observed block of an example. No torch import.
 
-Read at a glance: when every value holds in every record, the block is one line
-(values, builds, devices) with its table behind a click; a failure opens the
-block and colours the failing value; a known failure says so with its reason.
-Records that observed the same thing in the same way share one column. Records
-that never observed this snippet add no column and no environment line.
+Read where the reader is looking: the block opens on its verdict line and the table
+of values (analytic beside observed), with the derivation and the provenance (builds,
+devices, dates, snippet hash) one click away. A failure colours the failing value; a
+known failure says so with its reason. Records that observed the same thing in the
+same way share one column. Records that never observed this snippet add no column
+and no environment line.
+
+The table is HTML (harness.views.html_table), so that on a phone each value stacks
+under its column's name (``data-label``) instead of scrolling off-screen, and long
+identifiers may break after ``/`` and ``_`` (``<wbr>``), never mid-word. The block is
+raw HTML with ``markdown="1"`` (md_in_html) so the derivations stay Markdown.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from harness.core.compare import compare, format_value
@@ -17,8 +24,9 @@ from harness.records.store import DeviceRecord
 from harness.text.markdown import cell, code, html_text
 from harness.text.numbers import scientific
 from harness.text.words import word
+from harness.views.html_table import Cell, Row, html_table
 
-__all__ = ["ObservedBlock", "environment_line", "render_observed", "render_unchecked"]
+__all__ = ["ObservedBlock", "breakable", "environment_line", "render_observed", "render_unchecked"]
 
 _MESSAGE = 90
 """Characters of an exception message shown in the cell (the rest in its tooltip)."""
@@ -40,6 +48,13 @@ class ObservedBlock:
     """One message per stale observation, naming the record file and line."""
 
 
+def breakable(code_html: str) -> str:
+    """``<code>`` from :func:`harness.text.markdown.code` that may wrap after ``/`` and
+    ``_`` (a snippet id, a long name on a phone), and nowhere inside a word."""
+    inner = code_html.removeprefix("<code>").removesuffix("</code>")
+    return "<code>" + re.sub(r"([/_])", r"\1<wbr>", inner) + "</code>"
+
+
 def _value(observation: Observation) -> str:
     if observation.kind == "exception" and isinstance(observation.value, dict):
         kind = observation.value.get("type", "")
@@ -47,28 +62,37 @@ def _value(observation: Observation) -> str:
         short = message if len(message) <= _MESSAGE else message[:_MESSAGE].rsplit(" ", 1)[0] + "…"
         return (f'{code(kind)}: <span title="{html_text(message)}">«{html_text(short)}»</span>'
                 ).replace("|", "&#124;")
-    return code(format_value(observation.value, kind=observation.kind))
+    return breakable(code(format_value(observation.value, kind=observation.kind)))
+
+
+def _analytic(expectation: Expectation) -> str:
+    """What the expectation asserts: a value, or for a ``raises`` one the exception's type
+    and the stable part of its message, written as the observed side writes an exception."""
+    if expectation.raises:
+        message = f" «{html_text(expectation.message)}»" if expectation.message else ""
+        return f"{code(expectation.raises)}:{message}" if message else code(expectation.raises)
+    return breakable(code(format_value(expectation.value)))
 
 
 def _cell(expectation: Expectation, observation: Observation | None, snippet: Snippet,
           lang: str) -> tuple[str, str]:
     """(cell text, state: held, failed, known, missing or stale)."""
     if observation is None:
-        return f"*{word(lang, 'missing')}*", "missing"
+        return f"<em>{word(lang, 'missing')}</em>", "missing"
     verdict = compare(expectation, observation)
-    dtype = f" ({cell(observation.dtype)})" if observation.dtype else ""
+    dtype = f" ({html_text(observation.dtype)})" if observation.dtype else ""
     text = f"{_value(observation)}{dtype}"
     if verdict.rtol or verdict.atol:
         text += (f' <small>rtol {scientific(verdict.rtol, lang)}, '
                  f"atol {scientific(verdict.atol, lang)}</small>")
     if observation.snippet_sha256 != snippet.sha256:
-        return f"**{word(lang, 'stale')}** · {text}", "stale"
+        return f"<strong>{word(lang, 'stale')}</strong> · {text}", "stale"
     if verdict.holds:
         return f"✓ {text}", "held"
     if expectation.known_failure:
-        why = cell(expectation.known_failure)
+        why = html_text(expectation.known_failure)
         return f"⚠ {text} · {word(lang, 'known_failure')}: {why}", "known"
-    reason = f": {cell(verdict.reason)}" if verdict.reason else ""
+    reason = f": {html_text(verdict.reason)}" if verdict.reason else ""
     return (f'<span class="harness-bad">✗ {text} {word(lang, "expect_fails")}{reason}</span>',
             "failed")
 
@@ -96,16 +120,19 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
     for record in columns:  # identical observed columns become one
         merged.setdefault(tuple(t for t, _ in cells[_label(record)]), []).append(record)
     header = [word(lang, "value"), word(lang, "analytic")] + [
-        f"{word(lang, 'observed')} · " + ", ".join(cell(_label(r)) for r in group)
+        f"{word(lang, 'observed')} · " + ", ".join(html_text(_label(r)) for r in group)
         for group in merged.values()] if merged else [word(lang, "value"), word(lang, "analytic"),
                                                       word(lang, "observed")]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for index, e in enumerate(expectations):
-        row = [code(e.name), code(format_value(e.value))]
-        row += [key[index] for key in merged] or [f"*{word(lang, 'missing')}*"]
-        lines.append("| " + " | ".join(row) + " |")
+    rows = [Row(cells=[Cell(html=breakable(code(e.name))),
+                       Cell(html=_analytic(e))]
+                + [Cell(html=key[index]) for key in merged]
+                + ([] if merged else [Cell(html=f"<em>{word(lang, 'missing')}</em>")]))
+            for index, e in enumerate(expectations)]
+    table = html_table([(h, False) for h in header], rows,
+                       css="harness-table harness-observed-values",
+                       label=html_text(f"{word(lang, 'observed')} · {snippet.id}"))
     states = {label: [s for _, s in values] for label, values in cells.items()}
-    body = lines + ["", f"**{word(lang, 'derivation')}**", ""]
+    body = [f"**{word(lang, 'derivation')}**", ""]
     for e in expectations:
         text = e.derivation_en if lang == "en" and e.derivation_en else e.derivation
         body.append(f"- {code(e.name)}: {text}{_tolerance_note(e, lang)}")
@@ -123,40 +150,48 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
         for record in columns:
             dates = [o.date for o in record.observations if o.snippet == snippet.id and o.date]
             body.append(f"- {environment_line(record, lang, date=max(dates, default=''))} · "
-                        f"{word(lang, 'snippet')} {code(snippet.id)} "
+                        f"{word(lang, 'snippet')} {breakable(code(snippet.id))} "
                         f"{code('sha256:' + snippet.sha256[:12])}")
     else:
         body.append(word(lang, "no_output"))
     if stale:
         body += ["", f"**{word(lang, 'stale_note')}**"]
-    opener, kind, title = _heading(expectations, columns, states, stale, lang)
-    indented = "\n".join(f"    {line}" if line else "" for line in body)
-    return ObservedBlock(markdown=f'{opener} {kind} harness-observed "{title}"\n\n{indented}\n',
-                         stale=stale)
+    kind, title = _heading(expectations, columns, states, stale, lang)
+    more = "\n".join(body)
+    inner = (f"{table}\n"
+             f'<details class="note harness-provenance" markdown="1">\n'
+             f"<summary>{word(lang, 'derivation_provenance')}</summary>\n\n{more}\n\n</details>")
+    if not columns:  # nothing to fold: a plain warning box
+        markdown = (f'<div class="admonition {kind} harness-observed" markdown="1">\n'
+                    f'<p class="admonition-title">{html_text(title)}</p>\n{inner}\n</div>\n')
+    else:
+        markdown = (f'<details class="{kind} harness-observed" open markdown="1">\n'
+                    f"<summary>{html_text(title)}</summary>\n{inner}\n</details>\n")
+    return ObservedBlock(markdown=markdown, stale=stale)
 
 
 def _heading(expectations: list[Expectation], columns: list[DeviceRecord],
-             states: dict[str, list[str]], stale: list[str], lang: str) -> tuple[str, str, str]:
-    """(admonition opener, kind, one-line verdict)."""
+             states: dict[str, list[str]], stale: list[str], lang: str) -> tuple[str, str]:
+    """(admonition kind, one-line verdict)."""
     every = [s for values in states.values() for s in values]
     if stale:
-        return "???+", "warning", word(lang, "verdict_stale")
+        return "warning", word(lang, "verdict_stale")
     if not columns:
-        return "!!!", "warning", f"{word(lang, 'verdict_none')} ({word(lang, 'missing')})"
+        return "warning", f"{word(lang, 'verdict_none')} ({word(lang, 'missing')})"
     failed = sorted({expectations[i].name for values in states.values()
                      for i, s in enumerate(values) if s == "failed"})
     if failed:
-        return "???+", "failure", f"✗ {word(lang, 'verdict_fail')}: {', '.join(failed)}"
+        return "failure", f"✗ {word(lang, 'verdict_fail')}: {', '.join(failed)}"
     names = ", ".join(e.name for e in expectations)
     builds = ", ".join(dict.fromkeys(r.torch_build for r in columns))
     devices = ", ".join(dict.fromkeys(r.environment.device_name or r.device_key for r in columns))
     if "known" in every:
         known = sorted({expectations[i].name for values in states.values()
                         for i, s in enumerate(values) if s == "known"})
-        return "???", "warning", f"⚠ {word(lang, 'verdict_known')}: {', '.join(known)} · {builds}"
+        return "warning", f"⚠ {word(lang, 'verdict_known')}: {', '.join(known)} · {builds}"
     if "missing" in every:
-        return "???+", "warning", f"{word(lang, 'verdict_none')}: {names}"
-    return "???", "success", f"✓ {word(lang, 'verdict_ok')}: {names} · torch {builds} · {devices}"
+        return "warning", f"{word(lang, 'verdict_none')}: {names}"
+    return "success", f"✓ {word(lang, 'verdict_ok')}: {names} · torch {builds} · {devices}"
 
 
 def _tolerance_note(expectation: Expectation, lang: str) -> str:
