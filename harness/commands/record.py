@@ -58,6 +58,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="after the trials, time trial NAME's step again in a bare loop "
                              "timed with device events, in the same process, and store "
                              "harness / bare in the environment (NAME must be recorded too)")
+    parser.add_argument("--control", action="store_true",
+                        help="a same-build control run: the trials go to "
+                             "<device>.control.csv, whose difference from the main rows is the "
+                             "drift report's noise floor (with --only trials; record the builds "
+                             "and the control interleaved in one job, with one "
+                             "HARNESS_RECORD_SESSION)")
     parser.add_argument("--min-run-time", type=seconds, metavar="S",
                         help="steady-state seconds per trial (default: 0.5 quick, 1.0 full)")
 

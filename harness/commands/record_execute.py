@@ -209,6 +209,7 @@ def execute(plan: RecordPlan) -> Outcome:
         committed = store.commit_set(
             paths, environment=environment, rows=rows, observations=examples.observations,
             expected=plan.project.expected_keys() if plan.project is not None else None,
+            control=plan.control,
         )
     return Outcome(environment=environment, paths=paths, rows=rows, shared=shared,
                    examples=examples, committed=committed)

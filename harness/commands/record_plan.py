@@ -63,6 +63,8 @@ class RecordPlan:
     guard: QuietGuard | None
     bare_loop: str = ""
     """A recorded trial to time again in a bare loop (``--bare-loop``), or empty."""
+    control: bool = False
+    """The trials are a same-build control run (``--control``: ``<device>.control.csv``)."""
 
     @property
     def empty(self) -> bool:
@@ -121,7 +123,11 @@ def make_plan(args: argparse.Namespace) -> RecordPlan:
         example_timeout=timeout_from_env(),
         guard=QuietGuard() if args.quiet_guard else None,
         bare_loop=args.bare_loop or "",
+        control=bool(getattr(args, "control", False)),
     )
+    if plan.control and args.only != "trials":
+        raise HarnessError("--control records a second run of the trials only; add "
+                           "--only trials (the examples are observed once, by the main run)")
     if plan.bare_loop and plan.bare_loop not in {s.name for s in chosen}:
         raise HarnessError(f"--bare-loop {plan.bare_loop}: not among the trials this run "
                            "records on this device; name it with --trials too")

@@ -272,3 +272,18 @@ def record_like(build: str, template: DeviceRecord) -> DeviceRecord:
     rows = [row(build, r.samples_s, run=build) for r in template.rows]
     return DeviceRecord(torch_build=build, device_key="cpu", environments={build: env},
                         rows=rows)
+
+
+def test_trials_record_the_blocks_a_verdict_needs() -> None:
+    """A row with fewer blocks than a verdict needs would read «no concluyente» forever."""
+    import ast
+
+    from support import HARNESS
+
+    from harness.records.drift_stats import MIN_BLOCKS
+
+    tree = ast.parse((HARNESS / "run" / "timing.py").read_text(encoding="utf-8"))
+    values = [node.value.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
+              and any(getattr(t, "id", "") == "MIN_TIMED_BLOCKS" for t in node.targets)
+              and isinstance(node.value, ast.Constant)]
+    assert values and values[0] >= MIN_BLOCKS

@@ -1,0 +1,85 @@
+"""Record several torch builds on one machine, interleaved, with a same-build control.
+
+A difference between two torch builds means something only if the machine did not
+change between their measurements. So this records the builds the way a comparison
+needs: in one session (one ``HARNESS_RECORD_SESSION``), trial group by trial group, each
+group measured for every build in turn (A B …, then the control: A again), each run in
+a process of its own, the order rotated from group to group so no build always goes
+first. The control run goes to ``<device>.control.csv`` of the first build
+(``record --control``); the drift report reads its difference from the main run as the
+noise floor. The examples are observed once per build.
+
+    python tools/record_interleaved.py .venv/bin/python .venv-torch__2.14.1/bin/python
+
+Each argument is a Python whose torch is one build (one virtual environment each, as the
+Makefile makes them). Standard library only; it runs ``python -m harness record``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import secrets
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TRIALS = ROOT / "harness" / "trials.toml"
+
+
+def groups(*, device: str, mode: str) -> list[str]:
+    """The trial groups that apply to ``device``, in file order."""
+    found: dict[str, None] = {}
+    for trial in tomllib.loads(TRIALS.read_text(encoding="utf-8")).get("trial", []):
+        if device in trial.get("devices", [device]) and (mode == "full" or trial.get("quick")):
+            found.setdefault(trial.get("group", ""), None)
+    return [g for g in found if g]
+
+
+def _record(python: str, args: list[str], env: dict[str, str]) -> None:
+    command = [python, "-m", "harness", "record", *args]
+    print("$", " ".join(command), flush=True)
+    done = subprocess.run(command, cwd=ROOT, env=env, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"record failed ({done.returncode}): {' '.join(command)}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("pythons", nargs="+", help="one Python per torch build")
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--quick", action="store_true", help="only trials marked quick")
+    parser.add_argument("--groups", nargs="+", help="only these trial groups")
+    parser.add_argument("--no-control", action="store_true", help="skip the control runs")
+    parser.add_argument("--results", help="records folder (default: the checkout's)")
+    parser.add_argument("--quiet-guard", action="store_true",
+                        help="passed on to record: wait for quiet CPUs before each trial")
+    args = parser.parse_args(argv)
+    mode = "quick" if args.quick else "full"
+    session = (datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%SZ") + "-"
+               + secrets.token_hex(3))
+    env = {**os.environ, "HARNESS_RECORD_SESSION": session, "OMP_NUM_THREADS": "1"}
+    common = ["--device", args.device, f"--{mode}"]
+    common += ["--results", args.results] if args.results else []
+    common += ["--quiet-guard"] if args.quiet_guard else []
+    print(f"session {session}: {len(args.pythons)} builds", flush=True)
+    for python in args.pythons:
+        _record(python, [*common, "--only", "examples"], env)
+    chosen = args.groups or groups(device=args.device, mode=mode)
+    for turn, group in enumerate(chosen):
+        shift = turn % len(args.pythons)
+        order = args.pythons[shift:] + args.pythons[:shift]
+        for python in order:
+            _record(python, [*common, "--only", "trials", "--groups", group], env)
+        if not args.no_control:
+            _record(args.pythons[0], [*common, "--only", "trials", "--groups", group,
+                                      "--control"], env)
+    print(f"session {session}: done; `python -m harness drift` reads the comparison", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
