@@ -9,7 +9,6 @@ PYTHON ?= python3
 TORCH ?= torch==2.13.0
 # e.g. https://download.pytorch.org/whl/cpu for the CPU-only wheels (CI sets it).
 TORCH_INDEX ?=
-export NO_MKDOCS_2_WARNING := 1
 
 # One environment per torch spec, so `TORCH=torch==2.14.1 make test` really tests that
 # torch: .venv for the default, .venv-<spec> for any other. The docs need no torch.

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import ROOT, SAMPLES, without_torch
+from support import ROOT, SAMPLES, SITE_HOME, without_torch
 
 pytest_plugins = ["pytester"]
 
@@ -94,7 +94,8 @@ def build_site(root: Path, destination: Path, *, poison: Path, config: str = "mk
     the docs build reads records and must never run torch (DESIGN.md, promise 5)."""
     return subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", config, "-d", str(destination)],
-        cwd=root, env=without_torch(poison), capture_output=True, text=True, timeout=120,
+        cwd=root, env={**without_torch(poison), **SITE_HOME}, capture_output=True, text=True,
+        timeout=120,
     )
 
 

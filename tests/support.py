@@ -16,7 +16,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 __all__ = ["CHROMIUM_ARGS", "COPIED", "HARNESS", "NOTEBOOK", "NOTEBOOK_OPTIONS", "ROOT", "SAMPLES",
-           "SERVED", "copy_project", "free_port", "inject", "record_files", "serving", "site_path",
+           "SERVED", "SITE_HOME", "copy_project", "free_port", "inject", "record_files", "serving", "site_path",
            "without_torch"]
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,6 +39,14 @@ SERVED = ("docs", "snippets", "results", "overrides", "harness", "mkdocs.yml")
 #: Debian's Chromium, headless, as the browser tests and the serve benchmark drive it.
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+#: Where the shared test build says the site and its repository live (mkdocs.yml reads
+#: them from the environment; the Pages workflow sets them from the real repository):
+#: a sample home, so the tests see the repository widget, edit and Colab links.
+SITE_HOME = {"SITE_URL": "https://que-es-pytorch.github.io/que-es-pytorch/",
+             "REPO_URL": "https://github.com/que-es-pytorch/que-es-pytorch",
+             "REPO_NAME": "que-es-pytorch/que-es-pytorch", "EDIT_URI": "edit/main/docs/"}
 
 
 def copy_project(target: Path, names: tuple[str, ...] = COPIED) -> Path:
@@ -72,9 +80,15 @@ def record_files(root: Path, suffix: str) -> list[Path]:
 
 
 def site_path(config: Path = ROOT / "mkdocs.yml") -> str:
-    """The path part of ``config``'s ``site_url``, with a trailing slash ("/" without one)."""
-    found = re.search(r"^site_url:\s*(\S+)", config.read_text(), re.M)
-    path = urlsplit(found.group(1)).path if found else "/"
+    """The path part of ``config``'s ``site_url`` in the shared test build, with a trailing
+    slash ("/" without one); ``!ENV [NAME, "default"]`` reads NAME as that build gets it
+    (:data:`SITE_HOME` over the environment), else the default."""
+    text = config.read_text()
+    found = re.search(r"^site_url:\s*(\S+)", text, re.M)
+    from_env = re.search(r'^site_url:\s*!ENV\s*\[\s*(\w+)\s*,\s*"([^"]*)"\s*\]', text, re.M)
+    url = ({**os.environ, **SITE_HOME}.get(from_env[1], from_env[2]) if from_env
+           else found.group(1) if found else "/")
+    path = urlsplit(url).path
     return path if path.endswith("/") else path + "/"
 
 

