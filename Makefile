@@ -69,7 +69,8 @@ browser:
 	  || echo "axe-core not installed (no npm): accessibility tests will skip (they fail when CI=true)"; }
 
 test: $(VENV)/.installed-$(TORCH_TAG) browser
-	$(BIN)/python -m pytest -n 2 --dist loadfile
+	$(BIN)/python -m mypy --strict harness
+	$(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder
 
 # Every check `make test` runs for one page, static checks first; each problem comes
 # with its own next step (harness/commands/check.py). `make serve` is the preview (not

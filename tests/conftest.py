@@ -28,6 +28,8 @@ pytest_plugins = ["pytester"]
 #: loadfile` a worker takes whole modules in this order, so the long ones start first
 #: and neither worker is left alone with one at the end, and the worker that does not
 #: build the site has work of its own meanwhile. Other modules follow in their order.
+#: The Makefile passes xdist's --no-loadscope-reorder, without which xdist orders modules
+#: by their number of tests and puts a long module with one test (the serve test) last.
 SLOW_FIRST = (
     "tests/browser/test_site_in_browser.py",
     "tests/faults/test_faults_examples.py",
@@ -42,13 +44,6 @@ SLOW_FIRST = (
     "tests/integration/test_pages_glue.py",
     "tests/integration/test_build_cache.py",
 )
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    # xdist otherwise orders modules by their number of tests, which puts a long module
-    # with one test (the serve test) last.
-    if hasattr(config.option, "loadscopereorder"):
-        config.option.loadscopereorder = False
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -91,7 +86,7 @@ def mini(pytester: pytest.Pytester) -> Path:
 
 def build_site(root: Path, destination: Path, *, poison: Path, config: str = "mkdocs.yml"):
     """``mkdocs build --strict`` of ``root`` in a subprocess where importing torch fails:
-    the docs build reads records and must never run torch (DESIGN.md, promise 5)."""
+    the docs build reads records and must never run torch (CONTRIBUTING, promise 5)."""
     return subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", config, "-d", str(destination)],
         cwd=root, env={**without_torch(poison), **SITE_HOME}, capture_output=True, text=True,

@@ -72,7 +72,7 @@ def _steady(step: Any, spec: TrialSpec, synchronized: bool,
 
     # The unsynchronized variant exists to show the mistake it makes: a plain
     # host clock stops while an accelerator may still be working.
-    clock = {} if synchronized else {"timer": timeit.default_timer}
+    clock: dict[str, Any] = {} if synchronized else {"timer": timeit.default_timer}
     timer = Timer(
         stmt="step()", globals={"step": step}, num_threads=spec.threads, label=spec.name, **clock
     )

@@ -58,7 +58,8 @@ def _all_columns(context: Context, group: str, records: list[DeviceRecord]) -> s
             continue
         body = [Row(cells=[_raw(getattr(r, c)) for c in CSV_HEADER]) for r in rows]
         table = html_table([(html_text(c), False) for c in CSV_HEADER], body,
-                           css="harness-table harness-wide")
+                           css="harness-table harness-wide",
+                           label=f"{word(lang, 'all_columns')} · {html_text(record.torch_build)}")
         name = f"{group}-{record.torch_build}-{record.device_key}.csv"
         link = csv_link(format_rows(rows), filename=name,
                         label=f"{word(lang, 'download_csv')} ({html_text(name)})")
@@ -187,9 +188,10 @@ def compare_versions(context: Context, group: str) -> str:
             parts.append(f"<p>{title}: {word(lang, 'only_one')} "
                          f"(torch {html_text(base.torch_build)}).</p>")
             continue
-        specs = [s for s in _specs(context, group, key.split("-", 1)[0]) if base.row(s.name)]
-        identity = identities(specs, {s.name: base.row(s.name) for s in specs if base.row(s.name)},
-                              lang)
+        found = {s.name: row for s in _specs(context, group, key.split("-", 1)[0])
+                 if (row := base.row(s.name)) is not None}
+        specs = [s for s in _specs(context, group, key.split("-", 1)[0]) if s.name in found]
+        identity = identities(specs, found, lang)
         header = [(word(lang, "trial"), False)] + [
             (f"torch {html_text(r.torch_build)}", True) for r in records[1:]]
         rows = []
