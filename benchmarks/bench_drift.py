@@ -27,8 +27,9 @@ sys.path.insert(0, str(ROOT))
 from harness.core.errors import Location  # noqa: E402
 from harness.core.rows import TrialRow  # noqa: E402
 from harness.core.types import Environment, Expectation, Observation  # noqa: E402
+from harness.records.commit import commit_set  # noqa: E402
 from harness.records.drift import drift_report  # noqa: E402
-from harness.records.store import SetPaths, commit_set, load_all  # noqa: E402
+from harness.records.store import SetPaths, load_all  # noqa: E402
 
 BUILDS = ("2.13.0+cpu", "2.14.1+cpu")
 SIZES = {"quick": (90, 900, 9_000), "full": (90, 900, 9_000, 90_000)}

@@ -2,7 +2,7 @@
 
     python benchmarks/bench_suite.py                   # everything below, once each
     python benchmarks/bench_suite.py --repeat 3        # median of 3 runs of each figure
-    python benchmarks/bench_suite.py --only build,serve
+    python benchmarks/bench_suite.py --only serve
     python benchmarks/bench_suite.py --compare-serial  # also: -n 2 and serial agree
 
 Figures (targets from issue 12, for the quiet 2-core machine it was measured on, whose
@@ -11,8 +11,6 @@ yardstick is ~0.45 s):
 - ``pytest``: `make test`'s pytest step (``pytest -n 2 --dist loadfile``, browser tests
   included), pinned to 2 cores where the machine has more: target 30 s. The report adds
   the run's CPU seconds (every process it waited for) and its 15 slowest tests.
-- ``build_cold``: ``mkdocs build --strict`` with an empty notebook cache: target 4 s.
-- ``build_warm``: the same build again, nothing changed: target 1.5 s.
 - ``serve``: ``mkdocs serve`` on a copy of the project, a snippet saved, until Chromium
   shows the page with the change: target 2 s.
 
@@ -22,6 +20,9 @@ yardsticks (seconds / yardstick seconds) and its target scaled to this machine
 (target × yardstick / 0.45 s), so a slow or shared machine can be told apart from a
 slow suite. Nothing here is a test: the script reports, and exits 1 only when a
 figure could not be measured or (with --compare-serial) the outcomes differ.
+
+The docs build's speed is measured against its floors, in CPU seconds, by
+benchmarks/bench_build.py.
 
 Results go to ``benchmarks/results/<date>-<host>.json`` (see CONTRIBUTING.md).
 """
@@ -55,7 +56,7 @@ from support import CHROMIUM_ARGS, SERVED, copy_project, free_port, serving, sit
 
 RESULTS = ROOT / "benchmarks" / "results"
 #: Seconds on the reference machine, from issue 12.
-TARGETS = {"pytest": 30.0, "build_cold": 4.0, "build_warm": 1.5, "serve": 2.0}
+TARGETS = {"pytest": 30.0, "serve": 2.0}
 #: The reference machine's yardstick. Issue 12's figures ("the pytest step takes 71 s on
 #: a quiet 2-core machine") were measured on the project's 2-core development VM,
 #: whose yardstick reads 0.45 s when quiet: the targets are seconds on that machine.
@@ -129,7 +130,8 @@ def outcomes(junit: Path) -> dict[str, str]:
 FAMILIES = (
     ("Chromium", ("chrom", "/proc/self/exe")),  # renderers re-execute /proc/self/exe
     ("Playwright driver", ("playwright", "node ")),
-    ("page examples (fork servers, pages)", ("multiprocessing.forkserver", "multiprocessing.spawn")),
+    ("page examples (fork servers, pages)",
+     ("multiprocessing.forkserver", "multiprocessing.spawn")),
     ("record command", ("harness record",)),
     ("notebook kernel", ("ipykernel",)),
     ("mkdocs builds and serve", ("mkdocs",)),
@@ -218,21 +220,6 @@ def measure_pytest(scratch: Path, python: str) -> tuple[float, str, float, list[
 MEASURED_FAMILIES: dict[str, float] = {}
 
 
-def measure_builds(scratch: Path, python: str) -> tuple[float, float]:
-    cache = scratch / "build-cache"
-    shutil.rmtree(cache, ignore_errors=True)
-    command = [python, "-m", "mkdocs", "build", "--strict", "-d", str(scratch / "site")]
-    env = {"HARNESS_CACHE": str(cache)}
-    cold, done = run(command, env=env)
-    if done.returncode:
-        raise RuntimeError(f"mkdocs build --strict failed:\n{done.stdout[-2000:]}"
-                           f"{done.stderr[-2000:]}")
-    warm, done = run(command, env=env)
-    if done.returncode:
-        raise RuntimeError(f"second mkdocs build --strict failed:\n{done.stderr[-2000:]}")
-    return cold, warm
-
-
 def measure_serve(scratch: Path, python: str) -> float:
     """Seconds from a snippet's save to Chromium showing the change under `mkdocs serve`."""
     from playwright.sync_api import sync_playwright
@@ -280,8 +267,8 @@ def measure_serve(scratch: Path, python: str) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=1, help="runs of each figure (median)")
-    parser.add_argument("--only", default="pytest,build,serve",
-                        help="comma-separated: pytest, build, serve")
+    parser.add_argument("--only", default="pytest,serve",
+                        help="comma-separated: pytest, serve")
     parser.add_argument("--compare-serial", action="store_true",
                         help="also run the suite serially and compare outcomes with -n 2")
     parser.add_argument("--no-write", action="store_true", help="print only")
@@ -296,10 +283,6 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as folder:
         scratch = Path(folder)
         for _ in range(args.repeat):
-            if "build" in only:
-                cold, warm = measure_builds(scratch, python)
-                figures.setdefault("build_cold", []).append(cold)
-                figures.setdefault("build_warm", []).append(warm)
             if "serve" in only:
                 figures.setdefault("serve", []).append(measure_serve(scratch, python))
             if "pytest" in only:
@@ -324,7 +307,7 @@ def main() -> int:
     print(f"yardstick (5,000,000 × s += i*i, best of 3): {before:.3f} s before, "
           f"{after:.3f} s after; reference machine ~{REFERENCE_YARDSTICK:.2f} s")
     rows = {}
-    for name in ("pytest", "build_cold", "build_warm", "serve"):
+    for name in ("pytest", "serve"):
         if name not in figures:
             continue
         value = statistics.median(figures[name])

@@ -5,7 +5,7 @@ environment is described once, with the run's id and every setting of the
 plan, before the first trial, and completed once with what the trials found
 (:func:`_completed`); the trials and then the examples run with a progress
 line each; what they produced is merged into the record set in one
-atomic step (:func:`harness.records.store.commit_set`), so a killed or failing
+atomic step (:func:`harness.records.commit.commit_set`), so a killed or failing
 run leaves the previous set byte-identical.
 """
 
@@ -23,7 +23,7 @@ from typing import TextIO
 from harness.commands.record_plan import RecordPlan
 from harness.core.rows import TrialRow
 from harness.core.types import Environment, TrialSpec
-from harness.records import store
+from harness.records import commit, store
 from harness.run import devices, timing
 from harness.run import environment as env
 from harness.run.examples import ExampleReport, record_examples
@@ -77,7 +77,7 @@ class Outcome:
     shared: list[str] = field(default_factory=list)
     """Trials that shared the CPUs with other work in every attempt (--quiet-guard)."""
     examples: ExampleReport = field(default_factory=ExampleReport)
-    committed: store.CommitReport | None = None
+    committed: commit.CommitReport | None = None
     """``None`` when nothing was recorded (nothing was written)."""
 
 
@@ -206,7 +206,7 @@ def execute(plan: RecordPlan) -> Outcome:
     committed = None
     if rows or examples.observations:
         # One atomic step: rows, observations and their environment, or nothing at all.
-        committed = store.commit_set(
+        committed = commit.commit_set(
             paths, environment=environment, rows=rows, observations=examples.observations,
             expected=plan.project.expected_keys() if plan.project is not None else None,
             control=plan.control,

@@ -1,4 +1,4 @@
-"""Record sets: reading them validated as data, and writing them in one step.
+"""Record sets: reading them validated as data (writing: :mod:`harness.records.commit`).
 
 ``results/<torch build>/<device>.csv``            trial rows (:data:`CSV_HEADER`)
 ``results/<torch build>/<device>.control.csv``    a same-build control run's rows (optional)
@@ -25,15 +25,13 @@ from typing import Any
 from harness.core.errors import HarnessError, Location, relative, suggest
 from harness.core.rows import TrialRow
 from harness.core.types import DEVICE_TYPES, OBSERVATION_KINDS, Environment, Observation
-from harness.records.files import check_no_journal, locked, replace_together
-from harness.records.rows import format_rows, parse_rows
+from harness.records.files import check_no_journal
+from harness.records.rows import parse_rows
 
 __all__ = [
-    "CommitReport",
     "DeviceRecord",
     "Records",
     "SetPaths",
-    "commit_set",
     "device_key",
     "load_all",
     "read_environments",
@@ -297,83 +295,3 @@ def load_all(results: Path, *, root: Path | None = None) -> Records:
         _attribution(record, relative(results / build, base))
         items.append(record)
     return Records(items=items)
-
-
-@dataclass(frozen=True, kw_only=True)
-class CommitReport:
-    recorded: int = 0
-    unchanged: int = 0
-    removed: list[str] = field(default_factory=list)
-    """``snippet name`` of observations dropped because no expectation asks for them."""
-
-
-def _same_observation(a: Observation, b: Observation) -> bool:
-    ignore = {"date", "run_id"}
-    return all(getattr(a, f) == getattr(b, f) for f in _OBSERVATION_FIELDS - ignore)
-
-
-def _dump_observations(items: list[Observation]) -> str:
-    return "".join(json.dumps(dataclasses.asdict(o), ensure_ascii=False, sort_keys=True) + "\n"
-                   for o in items)
-
-
-def commit_set(
-    paths: SetPaths,
-    *,
-    environment: Environment,
-    rows: list[TrialRow] | None = None,
-    observations: list[Observation] | None = None,
-    expected: set[tuple[str, str]] | None = None,
-    control: bool = False,
-) -> CommitReport:
-    """Merge a run's ``rows`` and ``observations`` into the set, in one atomic step.
-
-    Rows replace rows of the same (trial, threads). An observation equal to the
-    stored one keeps the stored date and run. With ``expected`` (every (snippet,
-    name) an expectation asks for), stored observations outside it are removed.
-    Environments no row or observation names any more are dropped. With ``control``,
-    ``rows`` are a same-build control run's and merge into ``<device>.control.csv``.
-    """
-    shown = paths.folder
-    target, beside = ((paths.control_rows, paths.rows) if control
-                      else (paths.rows, paths.control_rows))
-    with locked(paths.folder, paths.key):
-        old_rows = (parse_rows(target.read_text(encoding="utf-8"), shown / target.name)
-                    if target.exists() else [])
-        # The other rows file is not rewritten, but its runs must stay described.
-        beside_runs = ({r.run_id for r in parse_rows(beside.read_text(encoding="utf-8"),
-                                                     shown / beside.name)}
-                       if beside.exists() else set())
-        old_obs = ([o for _, o in read_observations(paths.observations, paths.observations)]
-                   if paths.observations.exists() else [])
-        envs = (read_environments(paths.environments, paths.environments)
-                if paths.environments.exists() else {})
-        envs[environment.run_id] = environment
-        incoming = {r.key: r for r in rows or []}
-        merged_rows = [r for r in old_rows if r.key not in incoming] + list(incoming.values())
-        report = CommitReport()
-        by_key = {(o.snippet, o.name): o for o in old_obs}
-        recorded = unchanged = 0
-        for new in observations or []:
-            old = by_key.get((new.snippet, new.name))
-            if old is not None and _same_observation(old, new):
-                unchanged += 1
-                continue
-            by_key[(new.snippet, new.name)] = new
-            recorded += 1
-        removed = sorted(f"{s} {n}" for s, n in by_key if expected is not None
-                         and (s, n) not in expected)
-        kept = [o for k, o in by_key.items() if expected is None or k in expected]
-        used = {r.run_id for r in merged_rows} | {o.run_id for o in kept} | beside_runs
-        envs = {k: v for k, v in envs.items() if k in used}
-        texts: dict[Path, str] = {}
-        if merged_rows:
-            texts[target] = format_rows(merged_rows)
-        if kept or paths.observations.exists():
-            texts[paths.observations] = _dump_observations(kept)
-        texts[paths.environments] = json.dumps(
-            {"runs": {k: dataclasses.asdict(v) for k, v in sorted(envs.items())}},
-            indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-        replace_together(paths.folder, paths.key, texts)
-    return dataclasses.replace(report, recorded=recorded + len(incoming), unchanged=unchanged,
-                               removed=removed)

@@ -172,8 +172,9 @@ def record_examples(
     A snippet that fails, or runs after one that leaked global state, is a failure
     and none of its observations are stored: the previous ones stay.
     """
-    stamp: dict[str, Any] = {"torch_build": environment.torch_build, "device_key": environment.device_key,
-             "date": environment.date, "run_id": environment.run_id}
+    stamp: dict[str, Any] = {"torch_build": environment.torch_build,
+                             "device_key": environment.device_key,
+                             "date": environment.date, "run_id": environment.run_id}
     report = ExampleReport()
     for page in project.spanish_pages():
         session = PageSession(project=project, timeout=timeout)

@@ -17,6 +17,7 @@ from support import ROOT
 from harness.core.errors import Location
 from harness.core.rows import TrialRow
 from harness.core.types import Environment, Expectation, Observation
+from harness.records.commit import commit_set
 from harness.records.drift import drift_report, trial_drift
 from harness.records.drift_stats import (
     MEDIAN_CONFIDENCE,
@@ -27,7 +28,7 @@ from harness.records.drift_stats import (
     ratio_interval,
     timing_verdict,
 )
-from harness.records.store import DeviceRecord, Records, SetPaths, commit_set, load_all
+from harness.records.store import DeviceRecord, Records, SetPaths, load_all
 from harness.views.drift import drift_markdown
 
 

@@ -29,8 +29,6 @@ ALLOWED: dict[str, frozenset[str]] = {
     "site": frozenset({"core", "text", "sources", "records", "views"}),
     "commands": frozenset({"core", "text", "sources", "run", "records", "views"}),
     "testing": frozenset({"core", "text", "sources", "run", "records"}),
-    "integrations": frozenset({"core", "text", "sources", "run", "records", "views",
-                               "integrations"}),
 }
 #: Third-party packages a folder may import; everything else must be the standard library.
 THIRD_PARTY: dict[str, frozenset[str]] = {
@@ -40,7 +38,6 @@ THIRD_PARTY: dict[str, frozenset[str]] = {
     # without importing nbconvert.
     "site": frozenset({"mkdocs", "mkdocs_jupyter", "jupyter_core", "yaml", "jinja2"}),
     "testing": frozenset({"sybil", "yaml"}),
-    "integrations": frozenset({"mkdocs", "mkdocs_jupyter", "jupyter_core", "sybil", "yaml"}),
 }
 #: Names no module may take: they would shadow the packages the harness integrates.
 SHADOWED = {"sybil", "mkdocs", "pytest", "torch", "yaml"}

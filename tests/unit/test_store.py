@@ -12,8 +12,9 @@ import pytest
 from harness.core.errors import HarnessError
 from harness.core.rows import CSV_HEADER, TrialRow
 from harness.core.types import Environment, Observation
+from harness.records.commit import commit_set
 from harness.records.rows import format_rows, parse_rows
-from harness.records.store import SetPaths, commit_set, load_all
+from harness.records.store import SetPaths, load_all
 
 
 def row(trial: str, *, run: str = "r1", build: str = "2.13.0+cpu", **extra: object) -> TrialRow:
