@@ -157,15 +157,15 @@ def _build(page: _Page) -> Outcome:
                    or log[-20:])
 
 
-#: (heading, step), in the order they run.
-STEPS: tuple[tuple[str, Callable[[_Page], Outcome]], ...] = (
-    ("spelling (codespell)", _spelling),
-    ("sources: twin parity, includes, expectations", _sources),
-    ("markers: unknown ids, stale records, claims", _markers),
-    ("seed fidelity («Ampliación»)", _seeds),
-    ("examples (pytest docs/PAGE.md)", _examples),
-    ("notebooks", _notebooks),
-    ("strict build (mkdocs build --strict)", _build),
+#: (name, what it checks, step), in the order they run.
+STEPS: tuple[tuple[str, str, Callable[[_Page], Outcome]], ...] = (
+    ("spelling", "codespell", _spelling),
+    ("sources", "twin parity, includes, expectations", _sources),
+    ("markers", "unknown ids, stale records, claims", _markers),
+    ("seeds", "seed fidelity: added prose inside «Ampliación»", _seeds),
+    ("examples", "pytest docs/PAGE.md", _examples),
+    ("notebooks", "docs/cuadernos/PAGE.ipynb and PAGE.en.ipynb", _notebooks),
+    ("build", "mkdocs build --strict", _build),
 )
 
 
@@ -177,16 +177,15 @@ def run(args: argparse.Namespace) -> int:
         raise HarnessError(f"no page docs/{slug}.md; pages: {', '.join(pages)}")
     page = _Page(root=root, slug=slug)
     failed: list[str] = []
-    for heading, step in STEPS:
-        name = heading.replace("PAGE", slug)
-        print(f"== {name}", flush=True)
+    for name, what, step in STEPS:
+        print(f"== {name} ({what.replace('PAGE', slug)})", flush=True)
         outcome = step(page)
         if outcome.skipped:
             print(f"   not run: {outcome.skipped}")
         for problem in outcome.problems:
             print(problem)
         if outcome.problems:
-            failed.append(name.split(" ")[0].rstrip(":"))
+            failed.append(name)
     if failed:
         print(f"check {slug}: FAILED: {', '.join(failed)}")
         return 1

@@ -115,7 +115,8 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
             if state == "stale":
                 stale.append(f"{record.observation_lines[(e.snippet, e.name)]}: observation of "
                              f"{e.snippet!r} ({e.name}) was recorded from other code; run "
-                             "`python -m harness record --only examples`")
+                             "`python -m harness record --only examples` with torch "
+                             f"{record.torch_build} (CONTRIBUTING, «Adding an example», 6)")
     merged: dict[tuple[str, ...], list[DeviceRecord]] = {}
     for record in columns:  # identical observed columns become one
         merged.setdefault(tuple(t for t, _ in cells[_label(record)]), []).append(record)

@@ -81,7 +81,7 @@ MISTAKES = {
     "unknown-marker-id": (_unknown_marker_id, "markers"),
     "stale-record": (_stale_record, "markers"),
     "twin-missing-marker": (_twin_missing_marker, "sources"),
-    "unmarked-prose": (_unmarked_prose, "seed"),
+    "unmarked-prose": (_unmarked_prose, "seeds"),
     "wrong-value": (_wrong_value, "examples"),
 }
 
@@ -102,7 +102,7 @@ def test_each_mistake_fails_check_with_its_own_hint(tmp_path: Path, mistake: str
 def test_a_clean_page_passes_every_step(tmp_path: Path) -> None:
     code, out = _check(copy_project(tmp_path / "project", CHECKED), "elegir-pytorch")
     steps = re.findall(r"^== (.*)$", out, re.M)
-    assert steps[0].startswith("spelling") and steps[-1].startswith("strict build"), out
+    assert steps[0].startswith("spelling") and steps[-1].startswith("build"), out
     assert len(steps) == 7 and "not run" not in out, out
     assert code == 0 and "every check `make test` runs for this page passes" in out, out
 
