@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.core.errors import HarnessError
-from harness.sources.pages import find_includes, find_markers
+from harness.sources.pages import find_includes, find_markers, literal_spans
 from harness.sources.project import Project
 from harness.sources.snippets import defined_names
 
@@ -62,8 +62,9 @@ def check_pages(text: str, shown: Path) -> list[str]:
             'a fenced block whose only line is --8<-- "<page>/<name>.py", outside block quotes'
         )
     strict = {m.start for m in find_markers(text, shown)}
+    literal = literal_spans(text)
     for match in _LOOKS_LIKE_MARKER.finditer(text):
-        if match.start() not in strict:
+        if match.start() not in strict and not any(a <= match.start() < b for a, b in literal):
             end = text.find("\n", match.start())
             snippet = text[match.start(): end if end != -1 else None][:60]
             problems.append(

@@ -20,6 +20,7 @@ __all__ = [
     "Marker",
     "find_includes",
     "find_markers",
+    "literal_spans",
     "parse_marker_args",
 ]
 
@@ -117,10 +118,31 @@ def parse_marker_args(raw: str, where: Location) -> dict[str, str]:
     return args
 
 
+_FENCED = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,}).*?^(?P=indent)(?P=fence)[ \t]*$",
+                     re.M | re.S)
+_INLINE_CODE = re.compile(r"(?P<ticks>`+)(?!`).+?(?<!`)(?P=ticks)(?!`)", re.S)
+
+
+def literal_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every fenced block and inline code span: what a page shows as code,
+    where a marker is text to read, not a marker to expand."""
+    spans = [m.span() for m in _FENCED.finditer(text)]
+    position = 0
+    for start, end in [*spans, (len(text), len(text))]:
+        spans += [(position + m.start(), position + m.end())
+                  for m in _INLINE_CODE.finditer(text[position:start])]
+        position = end
+    return sorted(spans)
+
+
 def find_markers(text: str, path: Path) -> list[Marker]:
-    """Every ``<!-- harness:... -->`` marker, in page order, arguments parsed."""
+    """Every ``<!-- harness:... -->`` marker, in page order, arguments parsed; one inside
+    a fenced block or an inline code span is the code it shows, and is left alone."""
     markers: list[Marker] = []
+    literal = literal_spans(text)
     for match in _MARKER.finditer(text):
+        if any(start <= match.start() < end for start, end in literal):
+            continue
         line = text.count("\n", 0, match.start()) + 1
         where = Location(path=path, line=line)
         markers.append(

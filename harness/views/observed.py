@@ -136,7 +136,8 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
     body = [f"**{word(lang, 'derivation')}**", ""]
     for e in expectations:
         text = e.derivation_en if lang == "en" and e.derivation_en else e.derivation
-        body.append(f"- {code(e.name)}: {text}{_tolerance_note(e, lang)}")
+        # An expectation's text is data: escaped, never Markdown or HTML of its own.
+        body.append(f"- {code(e.name)}: {cell(text)}{_tolerance_note(e, lang)}")
     body.append("")
     held = [label for label, s in states.items() if all(x == "held" for x in s)]
     if columns:

@@ -1,0 +1,170 @@
+"""Every value from a record, an expectation or an environment reaches the page as text.
+
+A property test over every renderer: the real pages' markers (every marker kind the
+registry has, each as the pages use it) rendered from the real records and expectations
+with every free-text field replaced by hostile strings (HTML, Markdown links and images,
+attribute breakers, marker look-alikes), then turned into HTML by Python-Markdown with
+the site's own extensions, as the build does. No element, attribute or link that a
+hostile string spells may survive. A kind the pages do not use fails the test, so a new
+marker kind cannot go untested.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html.parser
+import itertools
+from pathlib import Path
+from typing import Any
+
+import markdown
+import pytest
+from mkdocs.config import load_config
+from support import ROOT
+
+from harness.records.store import Records, load_all
+from harness.sources.pages import find_markers
+from harness.sources.project import Project
+from harness.sources.trials import load_trials, workload_sources
+from harness.views.markers import MARKERS, PageContext, Site, render_marker
+
+HOSTILE = (
+    "<img src=x onerror=alert(1)>",
+    "[x](javascript:alert(1))",
+    '" onmouseover="alert(1)" x="',
+    "' onmouseover='alert(1)' x='",
+    "![i](https://example.invalid/i.png)",
+    "<script>alert(1)</script>",
+    '<!-- harness:observed snippet="que-es-pytorch/derivada_cuadrado" -->',
+    "</td></tr></table><b>bold</b>",
+    "<https://example.invalid/autolink>",
+    "`code` **strong** | cell",
+)
+#: Fields that name things the store and the views look up by; everything else is text.
+IDENTITY = {"snippet", "name", "kind", "trial", "torch_build", "device_key", "run_id",
+            "spec_sha256", "snippet_sha256", "throughput_unit", "memory_method", "task",
+            "dtype", "shape", "date", "location", "microarchitecture", "max_clock_source",
+            "session"}
+
+
+def _hostile(obj: Any, counter: itertools.count[int]) -> Any:
+    """``obj`` with every free-text field (nested too) replaced by a hostile string."""
+    changes: dict[str, Any] = {}
+    for f in dataclasses.fields(obj):
+        value = getattr(obj, f.name)
+        if f.name in IDENTITY:
+            continue
+        if isinstance(value, str) and value:
+            changes[f.name] = HOSTILE[next(counter) % len(HOSTILE)]
+        elif isinstance(value, dict) and f.name == "value":  # an exception's message
+            changes[f.name] = {**value, "message": HOSTILE[next(counter) % len(HOSTILE)]}
+    if getattr(obj, "kind", None) == "text":
+        changes["value"] = HOSTILE[next(counter) % len(HOSTILE)]
+    return dataclasses.replace(obj, **changes)
+
+
+def _site() -> Site:
+    counter = itertools.count()
+    project = Project.load(ROOT)
+    expectations = {sid: [_hostile(e, counter) for e in items]
+                    for sid, items in project.expectations.items()}
+    project = dataclasses.replace(project, expectations=expectations)
+    records = load_all(ROOT / "results", root=ROOT)
+    items = []
+    for record in records.items:
+        items.append(dataclasses.replace(
+            record,
+            environments={k: _hostile(v, counter) for k, v in record.environments.items()},
+            rows=[dataclasses.replace(r, error=HOSTILE[next(counter) % len(HOSTILE)])
+                  if r.error else r for r in record.rows],
+            observations=[_hostile(o, counter) for o in record.observations]))
+    return Site(project=project, records=Records(items=items), specs=load_trials(),
+                sources=workload_sources(),
+                colab="https://colab.research.google.com/github/o/r/blob/main/docs")
+
+
+class _Found(html.parser.HTMLParser):
+    """Markup a hostile string spells: a handler attribute, a link or image to its
+    addresses, a script, an element around its words, an unexpanded marker."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.bad: list[str] = []
+        self.open: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.open.append(tag)
+        for name, value in attrs:
+            if name.startswith("on"):
+                self.bad.append(f"<{tag} {name}=...>")
+            # A title may hold the text of a link (it is only text there); an address may not.
+            if name in ("href", "src", "srcset", "action", "formaction", "data") and value and (
+                    "javascript:" in value or "example.invalid" in value or value == "x"):
+                self.bad.append(f"<{tag} {name}={value!r}>")
+        if tag == "script":
+            self.bad.append("<script>")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self.open:
+            del self.open[len(self.open) - 1 - self.open[::-1].index(tag)]
+
+    def handle_data(self, data: str) -> None:
+        spelled = {"b": "bold", "strong": "strong", "code": "code"}
+        if self.open and spelled.get(self.open[-1]) == data.strip():
+            self.bad.append(f"<{self.open[-1]}>{data}</{self.open[-1]}>")
+
+    def handle_comment(self, data: str) -> None:
+        if "harness:" in data:
+            self.bad.append(f"<!--{data}-->")
+
+
+def _converter() -> markdown.Markdown:
+    config = load_config(config_file=str(ROOT / "mkdocs.yml"))
+    return markdown.Markdown(extensions=config["markdown_extensions"],
+                             extension_configs=config["mdx_configs"])
+
+
+@pytest.fixture(scope="module")
+def rendered() -> dict[str, list[tuple[str, str]]]:
+    """marker kind → [(page:line, HTML)] for every marker of every page, both languages."""
+    site = _site()
+    found: dict[str, list[tuple[str, str]]] = {}
+    converter = _converter()
+    for page in sorted((ROOT / "docs").glob("*.md")):
+        lang = "en" if page.name.endswith(".en.md") else "es"
+        shown = Path("docs") / page.name
+        for marker in find_markers(page.read_text(encoding="utf-8"), shown):
+            context = PageContext(lang=lang, slug=page.name.split(".")[0],
+                                  included=set(site.project.snippets))
+            text = render_marker(marker, site, context).markdown
+            converter.reset()
+            found.setdefault(marker.kind, []).append((str(marker.location),
+                                                      converter.convert(text)))
+    return found
+
+
+def test_every_marker_kind_is_covered(rendered) -> None:
+    assert set(rendered) == set(MARKERS), set(MARKERS) - set(rendered)
+
+
+@pytest.mark.parametrize("kind", sorted(MARKERS))
+def test_no_hostile_markup_survives(rendered, kind: str) -> None:
+    bad = []
+    for where, page_html in rendered.get(kind, []):
+        parser = _Found()
+        parser.feed(page_html)
+        bad += [f"{where}: {b}" for b in parser.bad]
+    assert not bad, "\n".join(bad[:20])
+
+
+def test_a_marker_shown_as_code_is_left_as_code() -> None:
+    """A page that writes a marker in inline code or a fenced block (to document it)
+    shows that text; the harness neither expands it nor calls it a broken marker."""
+    from harness.sources.checks import check_pages
+
+    text = ('Escribe `<!-- harness:drift -->` donde va el informe.\n\n'
+            '```md\n<!-- harness:drift -->\n<!-- harness: drift -->\n```\n\n'
+            '<!-- harness:environment -->\n')
+    shown = Path("docs/pagina.md")
+    assert [(m.kind, m.location.line) for m in find_markers(text, shown)] == [("environment", 8)]
+    assert check_pages(text, shown) == []
