@@ -11,6 +11,7 @@ blank line would end the raw HTML block inside the Markdown page.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
@@ -41,10 +42,14 @@ class Row:
 
 
 def html_table(header: list[tuple[str, bool]], rows: list[Row], *, caption: str = "",
-               css: str = "harness-table") -> str:
+               css: str = "harness-table", label: str = "") -> str:
     """``header``: (escaped label, numeric). Cells line up with the header from the right
-    when a row's spanning first cell is left out (rows after the first of a group)."""
-    out = [f'<div class="harness-scroll"><table class="{css}">']
+    when a row's spanning first cell is left out (rows after the first of a group).
+    ``label``: the escaped name of the scrolling region (default: the caption's text),
+    which is focusable so that a keyboard can scroll it."""
+    name = label or re.sub(r"<[^>]*>", "", caption)
+    named = f' role="region" aria-label="{name}"' if name else ""
+    out = [f'<div class="harness-scroll" tabindex="0"{named}><table class="{css}">']
     if caption:
         out.append(f"<caption>{caption}</caption>")
     out.append("<thead><tr>" + "".join(

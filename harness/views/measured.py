@@ -143,7 +143,9 @@ def _plot(context: Context, group: str, y: str, where: str) -> str:
         caption += f" {word(lang, 'skipped')}: {skipped}."
     if context.stale:
         caption += f" {word(lang, 'stale')}: {len(context.stale)}."
-    return (f'<figure class="harness-plot"><div class="harness-plot-scroll">{svg}</div>'
+    # A region that scrolls on phones: focusable and named, so a keyboard can scroll it.
+    return (f'<figure class="harness-plot"><div class="harness-plot-scroll" tabindex="0" '
+            f'role="region" aria-label="{escape(title)}">{svg}</div>'
             f"<figcaption>{escape(caption)}</figcaption></figure>\n")
 
 

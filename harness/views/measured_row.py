@@ -121,7 +121,8 @@ def compact_cells(row: TrialRow, spec: TrialSpec, env: Environment | None, lang:
         latency += ' <span class="harness-spread">IQR —</span>'
     elif row.iqr_over_median is not None:
         spread = unbroken(f"IQR {percent_text(row.iqr_over_median, lang)}")
-        noisy = f' <span title="{word(lang, "noisy")}">⚠</span>' if row.noisy else ""
+        # Words, not a title: a tooltip reaches neither touch nor every screen reader.
+        noisy = f' <span class="harness-noisy">{word(lang, "noisy")}</span>' if row.noisy else ""
         latency += f' <span class="harness-spread">{spread}{noisy}</span>'
     throughput = (unbroken(throughput_text(row.throughput, row.throughput_unit, lang))
                   if row.throughput else "—")

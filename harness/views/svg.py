@@ -5,9 +5,14 @@ what a series is. It is drawn at the article column's width (688 px in Material
 at desktop widths), so its 14 px text renders at 14 px instead of being scaled
 down; on a phone the figure keeps a minimum width and scrolls (see harness.css).
 Each line is labelled at its right end (no legend to match colours against);
-labels are nudged apart so that close lines stay readable. Colours follow the
-Okabe–Ito palette; a failing series is drawn grey and dashed and its label says
-so. Text uses ``currentColor`` so the chart follows the light or dark scheme.
+labels are nudged apart so that close lines stay readable. Nothing is clipped: the
+labels' widths are estimated from per-character advances (:func:`text_width`), the
+right margin makes room for the widest, a label wider than 42 % of the chart wraps
+at its " · " separators, and the chart grows taller when the stacked labels need it.
+The y-axis title sits above the plot, horizontal, so its length never depends on
+the plot's height. Colours follow the Okabe–Ito palette; a failing series is drawn
+grey and dashed and its label says so. Text uses ``currentColor`` so the chart
+follows the light or dark scheme.
 """
 
 from __future__ import annotations
@@ -17,15 +22,25 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from html import escape
 
-__all__ = ["FONT_PX", "WIDTH", "Point", "Series", "log_ticks", "place_labels", "svg_chart"]
+__all__ = ["FONT_PX", "WIDTH", "Point", "Series", "label_lines", "log_ticks", "place_labels",
+           "svg_chart", "text_width"]
 
 _PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#7F3C8D")
 _GREY = "#9E9E9E"
 _DASHES = ("", "6 3", "2 3", "8 3 2 3")
-WIDTH, _HEIGHT = 688, 240
+WIDTH, _PLOT_H = 688, 178
 FONT_PX = 14
-_LEFT, _TOP, _BOTTOM = 64, 12, 50
+_LEFT, _TOP, _BOTTOM = 64, 30, 50
 _LABEL_GAP = 17.0
+_LINE = 15.0
+"""Baseline to baseline inside a wrapped label."""
+_LABEL_BUDGET = WIDTH * 0.42
+"""Widest label line before it wraps; a longer unbreakable part widens the margin."""
+#: Advances in em of a sans-serif face (Arial/Liberation metrics), by character class;
+#: text_width adds 15 % for wider faces (DejaVu Sans, Verdana) a reader may have.
+_ADVANCE = (("abcdefghijklmnopqrstuvwxyzáéíóúñü", 0.5), ("ABCDEFGHIJKLMNOPQRSTUVWXYZ", 0.68),
+            ("0123456789", 0.556), (" .,:;·/|!'", 0.28), ("()[]-", 0.34),
+            ("+×=<>~", 0.584), ("%", 0.89), ("mw", 0.84), ("fijlrt", 0.3))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -48,6 +63,26 @@ class Series:
     """Index into the palette (one per kind of curve); -1: by position."""
     failing: bool = False
     """Every point fails its quality tolerance: grey, dashed, labelled by the caller."""
+
+
+def text_width(text: str, *, font_px: float = FONT_PX) -> float:
+    """An upper estimate of ``text``'s rendered width in px: no font metrics are at hand
+    when the page is built, so it errs wide (a few px of margin, never a clipped label)."""
+    def advance(char: str) -> float:
+        widths = [em for chars, em in _ADVANCE if char in chars]
+        return widths[-1] if widths else 0.62  # the last class is the most specific
+    return sum(advance(c) for c in text) * font_px * 1.15
+
+
+def label_lines(label: str, *, budget: float = _LABEL_BUDGET) -> list[str]:
+    """``label`` split at " · " into lines no wider than ``budget`` where it can be."""
+    lines: list[str] = []
+    for part in label.split(" · "):
+        if lines and text_width(f"{lines[-1]} · {part}") <= budget:
+            lines[-1] = f"{lines[-1]} · {part}"
+        else:
+            lines.append(part if not lines else f"· {part}")
+    return lines
 
 
 def log_ticks(low: float, high: float) -> list[float]:
@@ -75,18 +110,27 @@ def _span(values: list[float], *, nice: bool = False) -> tuple[float, float]:
 
 
 def place_labels(wanted: list[float], *, top: float, bottom: float,
-                 gap: float = _LABEL_GAP) -> list[float]:
-    """Label heights as close to ``wanted`` as possible, at least ``gap`` apart."""
+                 gap: float = _LABEL_GAP, lines: list[int] | None = None) -> list[float]:
+    """First-line baselines as close to ``wanted`` as possible, at least ``gap`` apart,
+    a label of ``lines[i]`` lines taking ``_LINE`` more per extra line; between ``top``
+    and ``bottom`` (the last line's baseline) whenever the stack fits there."""
+    extra = [(n - 1) * _LINE for n in (lines or [1] * len(wanted))]
     order = sorted(range(len(wanted)), key=lambda i: wanted[i])
     placed = [0.0] * len(wanted)
     last = top - gap
     for i in order:
-        last = placed[i] = max(wanted[i], last + gap)
+        placed[i] = max(wanted[i], last + gap)
+        last = placed[i] + extra[i]
     limit = bottom
     for i in reversed(order):  # then back up from the bottom where the stack overflows
-        limit = placed[i] = min(placed[i], limit)
-        limit -= gap
+        placed[i] = min(placed[i], limit - extra[i])
+        limit = placed[i] - gap
     return placed
+
+
+def _stack_height(lines: list[int]) -> float:
+    """What the labels need stacked: a gap per label, a line per extra line."""
+    return sum(_LABEL_GAP + (n - 1) * _LINE for n in lines)
 
 
 def svg_chart(series: list[Series], *, title: str, x_label: str, y_label: str,
@@ -98,9 +142,13 @@ def svg_chart(series: list[Series], *, title: str, x_label: str, y_label: str,
     points = [p for s in series for p in s.points]
     x_low, x_high = _span([p.x for p in points])
     y_low, y_high = _span([p.y for p in points], nice=True)
-    longest = max((len(s.label) for s in series), default=0)
-    right = min(260, 24 + int(longest * FONT_PX * 0.56))
-    plot_w, plot_h = WIDTH - _LEFT - right, _HEIGHT - _TOP - _BOTTOM
+    wrapped = [label_lines(f"■ {s.label}") for s in series]
+    widest = max((text_width(line) for lines in wrapped for line in lines), default=0.0)
+    right = 8 + math.ceil(widest) + 4  # the gap to the plot, the label, a margin
+    counts = [len(lines) for lines in wrapped]
+    plot_w = WIDTH - _LEFT - right
+    plot_h = max(_PLOT_H, math.ceil(_stack_height(counts)))
+    height = _TOP + plot_h + _BOTTOM
 
     def sx(x: float) -> float:
         return _LEFT + plot_w * (math.log10(x / x_low)) / math.log10(x_high / x_low)
@@ -109,8 +157,8 @@ def svg_chart(series: list[Series], *, title: str, x_label: str, y_label: str,
         return _TOP + plot_h * (1 - math.log10(y / y_low) / math.log10(y_high / y_low))
 
     out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" role="img" viewBox="0 0 {WIDTH} {_HEIGHT}" '
-        f'width="{WIDTH}" height="{_HEIGHT}" aria-label="{escape(title)}" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" role="img" viewBox="0 0 {WIDTH} {height}" '
+        f'width="{WIDTH}" height="{height}" aria-label="{escape(title)}" '
         f'aria-describedby="{element_id}-desc" id="{element_id}" font-size="{FONT_PX}" '
         'font-family="sans-serif">',
         f"<title>{escape(title)}</title>",
@@ -133,8 +181,7 @@ def svg_chart(series: list[Series], *, title: str, x_label: str, y_label: str,
                    f'fill="currentColor">{escape(y_format(tick))}</text>')
     out.append(f'<text x="{_LEFT + plot_w / 2:.1f}" y="{_TOP + plot_h + 40}" '
                f'text-anchor="middle" fill="currentColor">{escape(x_label)}</text>')
-    out.append(f'<text transform="translate(16 {_TOP + plot_h / 2:.1f}) rotate(-90)" '
-               f'text-anchor="middle" fill="currentColor">{escape(y_label)}</text>')
+    out.append(f'<text x="0" y="{_TOP - 12}" fill="currentColor">{escape(y_label)}</text>')
     ends: list[float] = []
     for index, one in enumerate(series):
         hue = index if one.colour < 0 else one.colour
@@ -152,12 +199,15 @@ def svg_chart(series: list[Series], *, title: str, x_label: str, y_label: str,
                        f'stroke="{colour}" stroke-width="2"><title>{escape(p.note)}</title>'
                        "</circle>")
         ends.append(sy(ordered[-1].y) + 5)
-    for index, (one, y) in enumerate(zip(series, place_labels(
-            ends, top=_TOP + 10, bottom=_TOP + plot_h + 10), strict=True)):
+    x = _LEFT + plot_w + 8
+    for index, (one, lines, y) in enumerate(zip(series, wrapped, place_labels(
+            ends, top=_TOP + 10, bottom=_TOP + plot_h + 10, lines=counts), strict=True)):
         hue = index if one.colour < 0 else one.colour
         colour = _GREY if one.failing else _PALETTE[hue % len(_PALETTE)]
-        out.append(f'<text class="harness-line-label" x="{_LEFT + plot_w + 8}" y="{y:.1f}" '
-                   f'fill="currentColor"><tspan fill="{colour}">■</tspan> '
-                   f"{escape(one.label)}</text>")
+        first, *rest = lines
+        more = "".join(f'<tspan x="{x}" dy="{_LINE:g}">{escape(line)}</tspan>' for line in rest)
+        out.append(f'<text class="harness-line-label" x="{x}" y="{y:.1f}" '
+                   f'fill="currentColor"><tspan fill="{colour}">■</tspan>'
+                   f"{escape(first.removeprefix('■'))}{more}</text>")
     out.append("</svg>")
     return "".join(out)

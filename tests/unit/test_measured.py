@@ -169,7 +169,8 @@ def test_compare_versions_ratio_only_for_passing_rows(records, specs) -> None:
 
 def test_plot_is_accessible_svg_with_localized_axes(records, specs) -> None:
     markdown, stale = render("plot", {"group": "mlp", "y": "latency"}, records, specs)
-    assert markdown.startswith('<figure class="harness-plot"><div class="harness-plot-scroll"><svg ')
+    assert markdown.startswith('<figure class="harness-plot"><div class="harness-plot-scroll" '
+                               'tabindex="0" role="region" aria-label="')
     assert 'role="img"' in markdown and "<title>Latencia mediana por llamada · mlp</title>" in markdown
     assert ">Tamaño de lote</text>" in markdown and "<figcaption>" in markdown
     assert 'class="harness-line-label"' in markdown  # lines are labelled where they end

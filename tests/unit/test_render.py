@@ -28,8 +28,8 @@ def record(build: str, value: float, sha: str = "a" * 64) -> DeviceRecord:
 
 def test_no_record_says_sin_medicion() -> None:
     block = render_observed(snippet=SNIPPET, expectations=[EXPECT], records=[], lang="es")
-    assert "*sin medición*" in block.markdown
-    assert block.markdown.startswith('!!! warning harness-observed')
+    assert "<em>sin medición</em>" in block.markdown
+    assert block.markdown.startswith('<div class="admonition warning harness-observed" markdown="1">')
     assert block.stale == []
 
 
@@ -37,19 +37,32 @@ def test_each_build_is_a_column_and_failures_are_shown() -> None:
     block = render_observed(snippet=SNIPPET, expectations=[EXPECT],
                             records=[record("2.13.0+cpu", 6.0), record("2.14.1", 7.0)], lang="es")
     text = block.markdown
-    assert text.startswith('???+ failure harness-observed "✗ No se cumple: g"')  # opened
+    assert text.startswith('<details class="failure harness-observed" open markdown="1">\n'
+                           "<summary>✗ No se cumple: g</summary>")
     assert "Se cumplió en: torch 2.13.0+cpu (cpu)." in text
     assert "<code>g</code> no se cumplió en: torch 2.14.1 (cpu)." in text
     assert '<span class="harness-bad">✗ <code>7</code> (torch.float32)' in text
     assert "AMD EPYC 9B14 · 1 hilo · 2026-11-30" in text
 
 
-def test_all_holding_is_one_line_and_identical_columns_merge() -> None:
+def test_all_holding_shows_its_values_and_folds_derivation_and_provenance() -> None:
     block = render_observed(snippet=SNIPPET, expectations=[EXPECT],
                             records=[record("2.13.0+cpu", 6.0), record("2.14.1", 6.0)], lang="es")
-    first = block.markdown.splitlines()[0]
-    assert first == '??? success harness-observed "✓ Se cumple: g · torch 2.13.0+cpu, 2.14.1 · cpu"'
-    assert "Observado · torch 2.13.0+cpu (cpu), torch 2.14.1 (cpu) |" in block.markdown
+    first, summary, table, provenance = block.markdown.splitlines()[:4]
+    assert first == '<details class="success harness-observed" open markdown="1">'  # values in view
+    assert summary == "<summary>✓ Se cumple: g · torch 2.13.0+cpu, 2.14.1 · cpu</summary>"
+    # Identical columns merge; each cell carries its column's name for the phone layout.
+    assert table.count('<th scope="col">') == 3
+    assert ('<td data-label="Observado · torch 2.13.0+cpu &#40;cpu&#41;, torch 2.14.1 &#40;cpu&#41;">'
+            "✓ <code>6</code>") in table
+    assert provenance == '<details class="note harness-provenance" markdown="1">'  # folded
+    assert block.markdown.index("fragmento <code>p/<wbr>s</code>") > block.markdown.index(provenance)
+
+
+def test_long_identifiers_break_only_after_slash_and_underscore() -> None:
+    from harness.views.observed import breakable
+    assert breakable(code("backward/segundo_paso")) == "<code>backward/<wbr>segundo_<wbr>paso</code>"
+    assert breakable(code("a<b>")) == "<code>a&lt;b&gt;</code>"
 
 
 def test_known_failure_and_exception_are_readable() -> None:
@@ -57,7 +70,8 @@ def test_known_failure_and_exception_are_readable() -> None:
                         location=Location(path=Path("e.toml"), line=1))
     block = render_observed(snippet=SNIPPET, expectations=[known],
                             records=[record("2.13.0+cpu", 7.0)], lang="es")
-    assert block.markdown.startswith('??? warning harness-observed "⚠ Fallo conocido: g')
+    assert block.markdown.startswith('<details class="warning harness-observed" open markdown="1">'
+                                     "\n<summary>⚠ Fallo conocido: g")
     assert "fallo conocido: porque sí" in block.markdown
     raised = Observation(snippet="p/s", name="e", kind="exception", snippet_sha256="a" * 64,
                          value={"type": "RuntimeError", "types": ["RuntimeError"],
@@ -71,7 +85,7 @@ def test_known_failure_and_exception_are_readable() -> None:
 def test_stale_observation_is_marked_and_reported_with_its_line() -> None:
     block = render_observed(snippet=SNIPPET, expectations=[EXPECT],
                             records=[record("2.13.0+cpu", 6.0, sha="b" * 64)], lang="en")
-    assert "**stale**" in block.markdown
+    assert "<strong>stale</strong> · " in block.markdown
     assert block.stale == [
         "results/2.13.0+cpu/cpu.examples.jsonl:3: observation of 'p/s' (g) was recorded from "
         "other code; run `python -m harness record --only examples`"
