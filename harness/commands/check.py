@@ -153,8 +153,10 @@ def _build(page: _Page) -> Outcome:
     if done.returncode == 0:
         return Outcome()
     log = (done.stdout + done.stderr).splitlines()
-    return Outcome(problems=[line for line in log if line.startswith(_BUILD_LINES)]
-                   or log[-20:])
+    problems = [line for line in log if line.startswith(_BUILD_LINES)]
+    # MkDocs' closing "Aborted with …" line can precede the problems in the joined log.
+    problems.sort(key=lambda line: line.startswith("Aborted"))
+    return Outcome(problems=problems or log[-20:])
 
 
 #: (name, what it checks, step), in the order they run.
