@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import math
 from dataclasses import dataclass
 from pathlib import Path
 
 from harness.commands.checkout import records_folder, root_of
 from harness.commands.publish import INSTALL_HINT, require_filelock
 from harness.core.errors import HarnessError, suggest
+from harness.core.seconds import parse_seconds
 from harness.core.types import TrialSpec
 from harness.run.cpu_guard import QuietGuard
 from harness.run.examples import timeout_from_env
@@ -34,14 +34,11 @@ MIN_RUN_TIME = {"quick": 0.5, "full": 1.0}
 
 
 def seconds(text: str) -> float:
-    """An argparse type: a finite number of seconds above zero."""
+    """An argparse type: seconds, read as every setting of seconds is."""
     try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a finite number of seconds > 0")
-    return value
+        return parse_seconds(text, what=repr(text))
+    except HarnessError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 @dataclass(frozen=True, kw_only=True)

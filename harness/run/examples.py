@@ -8,7 +8,6 @@ pytest fails on a mismatch; the record command writes what it saw. Both use
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -17,6 +16,7 @@ from typing import Any
 
 from harness.core.compare import Verdict, compare, format_value
 from harness.core.errors import HarnessError
+from harness.core.seconds import parse_seconds
 from harness.core.types import Environment, Expectation, Observation, Snippet
 from harness.run.sandbox import Answer, PageRunner
 from harness.sources.pages import Include
@@ -38,24 +38,11 @@ DEFAULT_TIMEOUT_S = 60.0
 TIMEOUT_ENV = "HARNESS_EXAMPLE_TIMEOUT"
 
 
-#: The largest per-snippet limit: a day. A larger one would leave a hang unguarded.
-MAX_TIMEOUT_S = 86_400.0
-
-
 def timeout_from_env(default: float = DEFAULT_TIMEOUT_S) -> float:
-    """The per-snippet limit from ``HARNESS_EXAMPLE_TIMEOUT``: finite, positive, at most
-    :data:`MAX_TIMEOUT_S` (``nan`` would turn the guard off, ``inf`` overflow the clock)."""
+    """The per-snippet limit from ``HARNESS_EXAMPLE_TIMEOUT`` (read strictly: ``nan`` would
+    turn the hang guard off, ``inf`` overflow the clock)."""
     raw = os.environ.get(TIMEOUT_ENV, "")
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        value = math.nan
-    if not 0 < value <= MAX_TIMEOUT_S:  # also false for nan
-        raise HarnessError(f"{TIMEOUT_ENV}={raw!r}: expected a number of seconds greater "
-                           f"than 0 and at most {MAX_TIMEOUT_S:g}")
-    return value
+    return parse_seconds(raw, what=f"{TIMEOUT_ENV}={raw!r}") if raw else default
 
 
 @dataclass(frozen=True, kw_only=True)
