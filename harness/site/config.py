@@ -12,7 +12,7 @@ CACHE_VARIABLE = "HARNESS_CACHE"
 """The environment variable that overrides ``cache_dir`` ("" turns the caches off)."""
 
 
-class HarnessConfig(base.Config):
+class HarnessConfig(base.Config):  # type: ignore[no-untyped-call]  # mkdocs untyped
     results = c.Type(str, default="results")
     """Folder of the records, relative to mkdocs.yml."""
     check_typed_figures = c.Type(bool, default=True)

@@ -13,7 +13,7 @@
   language (:func:`cache_folder`) keeps them apart. Its key holds the notebook and the
   options, not the code that converts: the folder name holds a digest of that code
   (:func:`converter_digest`), so an upgraded converter starts from an empty folder,
-  and :func:`prune_converters` removes the folders of converters no longer installed.
+  and :func:`prune_versions` removes the folders of converters no longer installed.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import Files
 
-__all__ = ["CONVERTER_PACKAGES", "cache_folder", "converter_digest", "prune_converters",
+__all__ = ["CONVERTER_PACKAGES", "cache_folder", "converter_digest", "prune_versions",
            "rewrap_notebooks"]
 
 #: Distributions whose code shapes a converted notebook page, besides mkdocs-jupyter's
@@ -61,15 +61,16 @@ def converter_digest(package: Path | None = None) -> str:
 
 
 def cache_folder(cache: Path, digest: str, language: str) -> Path:
-    """mkdocs-jupyter's ``cache_dir`` for one language build of one converter."""
-    return cache / "notebooks" / digest / (language or "default")
+    """The folder of one language build's entries of one code version ``digest`` (for
+    notebooks, mkdocs-jupyter's ``cache_dir``) under a cache's folder."""
+    return cache / digest / (language or "default")
 
 
-def prune_converters(cache: Path, digest: str) -> None:
-    """Remove the notebook caches of other converters (an upgrade left them unused)."""
-    folder = cache / "notebooks"
-    if folder.is_dir():
-        for other in folder.iterdir():
+def prune_versions(cache: Path, digest: str) -> None:
+    """Remove the entries of code versions other than ``digest`` (an upgrade or an
+    edit left them unused) from a cache's folder."""
+    if cache.is_dir():
+        for other in cache.iterdir():
             if other.is_dir() and other.name != digest:
                 shutil.rmtree(other, ignore_errors=True)
 
@@ -77,7 +78,7 @@ def prune_converters(cache: Path, digest: str) -> None:
 def rewrap_notebooks(files: Files, config: MkDocsConfig, jupyter: BasePlugin) -> Files:  # type: ignore[type-arg]
     """Give notebooks back their page wrapper after mkdocs-static-i18n (see above);
     tests/integration/test_site_build.py checks both languages render."""
-    from mkdocs_jupyter.plugin import NotebookFile
+    from mkdocs_jupyter.plugin import NotebookFile  # type: ignore[import-untyped]
 
     for file in list(files):
         if isinstance(file, NotebookFile) or not jupyter.should_include(file):  # type: ignore[attr-defined]

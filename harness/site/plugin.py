@@ -17,27 +17,28 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
+from jinja2 import Environment, FileSystemBytecodeCache
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.livereload import LiveReloadServer
-from mkdocs.plugins import BasePlugin, event_priority
+from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure.files import Files
+from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 from mkdocs.utils.meta import get_data
+from mkdocs.utils.templates import TemplateContext
 
 from harness.core.errors import HarnessError
 from harness.records.store import load_all
 from harness.records.validate import check_records
 from harness.site.config import CACHE_VARIABLE, HarnessConfig
+from harness.site.entries import Entries
 from harness.site.lazy_imports import defer
-from harness.site.notebooks import (
-    cache_folder,
-    converter_digest,
-    prune_converters,
-    rewrap_notebooks,
-)
+from harness.site.notebooks import cache_folder, converter_digest, prune_versions, rewrap_notebooks
+from harness.site.page_cache import PageCache, code_digest, compiler_digest, inputs_digest
 from harness.site.page_checks import colab_base, rerecord_hint, typed_figures
-from harness.site.site_output import share_notebook_styles, split_search_index
+from harness.site.search_cache import SearchCache, search_fingerprint
+from harness.site.site_output import search_languages, share_notebook_styles, split_search_index
 from harness.sources.checks import check_project, raise_problems
 from harness.sources.pages import find_markers
 from harness.sources.project import Project, resolve_includes
@@ -54,22 +55,12 @@ __all__ = ["HarnessConfig", "HarnessPlugin"]
 defer("mkdocs_jupyter.convert", "jupytext")
 
 log = logging.getLogger("mkdocs.plugins.harness")
+HARNESS = Path(__file__).resolve().parents[1]
+"""The harness package: its code and trials are part of every page's cache key."""
 
 #: Search locations (after the language prefix) the split index leaves out: the
 #: notebook copies of the articles would crowd out the articles themselves.
 _UNSEARCHED = (f"{NOTEBOOK_DIR}/",)
-
-
-def _search_languages(config: MkDocsConfig) -> tuple[str, list[str]] | None:
-    """(default language, the other built languages) when mkdocs-static-i18n builds
-    several, so that ``on_post_build`` splits the search index per language."""
-    i18n = config.plugins.get("i18n")
-    if i18n is None:
-        return None
-    languages = [lang.locale for lang in i18n.config.languages if lang.build]
-    default = next((lang.locale for lang in i18n.config.languages if lang.default),
-                   languages[0] if languages else "")
-    return default, [lang for lang in languages if lang != default]
 
 
 def _another_language(config: MkDocsConfig) -> bool:
@@ -83,7 +74,7 @@ def _is_notebook(page: Page) -> bool:
     return type(page.file).__name__ == "NotebookFile"
 
 
-class HarnessPlugin(BasePlugin[HarnessConfig]):
+class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
     """Thin: checks and renderers live in the harness; this adapts them to MkDocs."""
 
     def __init__(self) -> None:
@@ -93,6 +84,20 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):
         """The build caches' folder, or None when they are off."""
         self.converter = ""
         """:func:`converter_digest`, computed once per build."""
+        self.renderer = code_digest()
+        """The page cache's code version (:func:`code_digest`)."""
+        self.compiler = compiler_digest()
+        """The compiled templates' code version (:func:`compiler_digest`)."""
+        self.pages: PageCache | None = None
+        """This language build's page cache."""
+        self.search: SearchCache | None = None
+        """This language build's search-entry cache."""
+        self._entries: list[Entries] = []
+        """Every cache folder this build (all its languages) opened, evicted at its end."""
+        self._warned: set[str] = set()
+        self._inputs = ""
+        """What the markers read (:func:`inputs_digest`), for the page cache's key."""
+        """Stale-record warnings logged by this build: each once, not once per language."""
         self._loaded: tuple[Path, Path, Path | None] | None = None
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
@@ -119,22 +124,40 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):
         self.site = Site(project=project, records=records, specs=specs,
                          sources=workload_sources(), colab=colab)
         self._loaded = inputs
+        self._inputs = "\n".join([inputs_digest([HARNESS, results, root / "snippets"]), colab,
+                                  str(self.config.check_typed_figures)]) if self.cache else ""
+        self._entries = []
+        self._warned = set()
         jupyter = config.plugins.get("mkdocs-jupyter")
         self.converter = converter_digest() if jupyter is not None and self.cache else ""
         return config
 
     def on_pre_build(self, config: MkDocsConfig) -> None:
-        """Point mkdocs-jupyter's own cache at this language's folder. Here, not in
-        ``on_config``: mkdocs-static-i18n sets the build's language in its
-        ``on_config`` (priority -100, after this plugin's)."""
+        """Open this language's page and search caches, and point mkdocs-jupyter's own
+        cache at this language's folder. Here, not in ``on_config``: mkdocs-static-i18n
+        sets the build's language in its ``on_config`` (priority -100, after this
+        plugin's), and the search plugin makes a new index in every build's ``on_config``."""
+        language = str(config.theme.get("language") or "")
+        self.pages = self.search = None
+        if self.cache is not None:
+            self.pages = PageCache(cache_folder(self.cache / "pages", self.renderer, language),
+                                   config, self._inputs)
+            search = config.plugins.get("material/search") or config.plugins.get("search")
+            index = getattr(search, "search_index", None)
+            fingerprint = search_fingerprint(index)
+            if fingerprint is not None:
+                self.search = SearchCache(
+                    cache_folder(self.cache / "search", fingerprint[:16], language), index,
+                    fingerprint)
+                self._entries.append(self.search.entries)
+            self._entries.append(self.pages.entries)
         jupyter = config.plugins.get("mkdocs-jupyter")
         if jupyter is None:
             return
         jupyter.config["cache"] = self.cache is not None
         if self.cache is not None:
-            language = str(config.theme.get("language") or "")
             jupyter.config["cache_dir"] = str(
-                cache_folder(self.cache, self.converter, language))
+                cache_folder(self.cache / "notebooks", self.converter, language))
 
     @event_priority(-110)
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
@@ -153,13 +176,43 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):
                 server.watch(str(folder))
         return server
 
+    def on_env(self, env: Environment, config: MkDocsConfig, files: Files) -> Environment:
+        """The theme's templates compiled once, not in every build and language (Jinja's
+        own bytecode cache, keyed on each template's source; its folder on Jinja's code)."""
+        if self.cache is not None and env.bytecode_cache is None:
+            folder = self.cache / "templates" / self.compiler
+            folder.mkdir(parents=True, exist_ok=True)
+            env.bytecode_cache = FileSystemBytecodeCache(str(folder))
+        return env
+
+    @event_priority(200)  # first: the page cache gives back the page others then see
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig,
                         files: Files) -> str:
-        """A notebook page is left out of the search index (Material's ``search.exclude``
-        front matter): the notebook copies of the articles would crowd out the articles."""
+        """An article's rendering from the page cache; a notebook page is left out of the
+        search index (Material's ``search.exclude`` front matter): the notebook copies of
+        the articles would crowd out the articles."""
         if _is_notebook(page):
             page.meta.setdefault("search", {"exclude": True})
-        return html
+            return html
+        return html if self.pages is None else self.pages.after_render(html, page, config, files)
+
+    @event_priority(10)  # before Material's search plugin (0)
+    def _index_page(self, context: TemplateContext, page: Page, config: MkDocsConfig,
+                    nav: Navigation) -> TemplateContext:
+        """An article's search entries from the search cache; Material's own handler
+        then skips the page (``search: exclude`` until :meth:`_unhide`)."""
+        if self.search is not None and not _is_notebook(page):
+            self.search.index_page(page)
+        return context
+
+    @event_priority(-10)  # after Material's search plugin
+    def _unhide(self, context: TemplateContext, page: Page, config: MkDocsConfig,
+                nav: Navigation) -> TemplateContext:
+        if self.search is not None:
+            self.search.unhide(page)
+        return context
+
+    on_page_context = CombinedEvent(_index_page, _unhide)
 
     def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
         """A notebook page links the shared JupyterLab stylesheet instead of inlining it."""
@@ -175,29 +228,58 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):
         converters no longer installed (once per build, not once per language)."""
         if _another_language(config):
             return
-        split = _search_languages(config)
+        split = search_languages(config)
         if split is not None:
             split_search_index(Path(config.site_dir), split[0], split[1], excluded=_UNSEARCHED)
-        if self.cache is not None and self.converter:
-            prune_converters(self.cache, self.converter)
+        for entries in self._entries:
+            entries.evict()
+        self._entries = []
+        if self.cache is not None:
+            prune_versions(self.cache / "pages", self.renderer)
+            if self.search is not None:
+                prune_versions(self.cache / "search", self.search.entries.folder.parent.name)
+            prune_versions(self.cache / "templates", self.compiler)
+            if self.converter:
+                prune_versions(self.cache / "notebooks", self.converter)
 
+    @event_priority(-200)  # last: the Markdown MkDocs renders is final here
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig,
                          files: Files) -> str:
+        """The page's markers rendered, or, when the page cache has this page, an empty
+        page for MkDocs to render (its HTML comes back in ``on_page_content``)."""
         assert self.site is not None, "on_config runs first"
+        lang = str(config.theme.get("language", "es"))
+        cached = self.pages is not None and not _is_notebook(page)
+        if cached and self.pages is not None:
+            entry = self.pages.lookup(markdown, page, files)
+            if entry is not None:
+                self._warn(entry["warnings"])
+                return ""
         root = self.site.project.root
         source = Path(page.file.abs_src_path or "").resolve()
         shown = source.relative_to(root) if source.is_relative_to(root) else source
-        lang = str(config.theme.get("language", "es"))
         # MkDocs hands over the page without its front matter; pad it back with empty
         # lines so every line reported below is the line in the file.
         # (static-i18n rewrites admonition lines but never adds or removes one.)
         raw = source.read_text(encoding="utf-8")
         body, _ = get_data(raw)
         offset = raw[: len(raw) - len(body)].count("\n")
-        padded = "\n" * offset + markdown
-        return self._page(self.site, padded, shown, lang)[offset:]
+        text, warnings = self._page(self.site, "\n" * offset + markdown, shown, lang)
+        self._warn(warnings)
+        if cached and self.pages is not None:
+            self.pages.rendering(page, warnings)
+        return text[offset:]
 
-    def _page(self, site: Site, markdown: str, shown: Path, lang: str) -> str:
+    def _warn(self, messages: list[str]) -> None:
+        for message in messages:
+            if message not in self._warned:  # the other language shows the same
+                self._warned.add(message)
+                log.warning(message)
+
+    def _page(self, site: Site, markdown: str, shown: Path,
+              lang: str) -> tuple[str, list[str]]:
+        """The page with its markers rendered, and the warnings to log about it."""
+        warnings: list[str] = []
         try:
             resolved = resolve_includes(site.project, markdown, shown)
             page = PageContext(lang=lang, slug=shown.name.split(".")[0],
@@ -206,8 +288,7 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):
             position = 0
             for marker in find_markers(markdown, shown):
                 rendered = render_marker(marker, site, page)
-                for message in rendered.stale:
-                    log.warning(message)
+                warnings += rendered.stale
                 pieces += [markdown[position : marker.start], rendered.markdown,
                            rerecord_hint(rendered.stale, lang)]
                 position = marker.end
@@ -215,6 +296,5 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):
         except HarnessError as exc:
             raise PluginError(str(exc)) from None
         if self.config.check_typed_figures:
-            for message in typed_figures(markdown, shown):
-                log.warning(message)
-        return "".join(pieces)
+            warnings += typed_figures(markdown, shown)
+        return "".join(pieces), warnings

@@ -23,11 +23,12 @@ import re
 from pathlib import Path
 from typing import Any
 
+from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.utils import get_relative_url
 
 from harness.records.files import write_atomically
 
-__all__ = ["STYLE_FOLDER", "left_out_of_search", "share_notebook_styles",
+__all__ = ["STYLE_FOLDER", "left_out_of_search", "search_languages", "share_notebook_styles",
            "split_search_index"]
 
 STYLE_FOLDER = "assets/jupyter"
@@ -95,6 +96,18 @@ def _entry(doc: dict[str, Any], prefix: str) -> dict[str, Any]:
 def _language(location: str, default: str, others: list[str]) -> str:
     return next((lang for lang in others
                  if location == lang or location.startswith(f"{lang}/")), default)
+
+
+def search_languages(config: MkDocsConfig) -> tuple[str, list[str]] | None:
+    """(default language, the other built languages) when mkdocs-static-i18n builds
+    several, so that ``on_post_build`` splits the search index per language."""
+    i18n = config.plugins.get("i18n")
+    if i18n is None:
+        return None
+    languages = [lang.locale for lang in i18n.config.languages if lang.build]
+    default = next((lang.locale for lang in i18n.config.languages if lang.default),
+                   languages[0] if languages else "")
+    return default, [lang for lang in languages if lang != default]
 
 
 def left_out_of_search(page_url: str, others: list[str], excluded: tuple[str, ...]) -> bool:

@@ -82,6 +82,9 @@ def _plot_series(
             key = (spec.task, spec.workload if shared_task else "", spec.dtype,
                    record.torch_build, record.device_key)
             value = row.latency if y == "latency" else row.throughput
+            if value is None:  # a row without the figure this plot shows
+                skipped += 1
+                continue
             if y == "throughput":
                 units.append(row.throughput_unit)
             x = float(spec.batch if x_is_batch else (spec.shape or (1,))[0])
@@ -100,15 +103,16 @@ def _plot_series(
     varying = [i for i in range(5) if len({k[i] for k in series}) > 1]
     families = sorted({(k[0], k[1], k[2], k[4]) for k in series})
     out = []
-    for key, points in sorted(series.items(), key=lambda i: (*i[0][:3], builds.index(i[0][3]),
-                                                             i[0][4])):
-        words = [word(lang, key[0]), key[1], key[2], f"torch {key[3]}", key[4]]
+    for curve, points in sorted(series.items(), key=lambda i: (*i[0][:3], builds.index(i[0][3]),
+                                                               i[0][4])):
+        words = [word(lang, curve[0]), curve[1], curve[2], f"torch {curve[3]}", curve[4]]
         failing = all(p.hollow for p in points)
         label = " · ".join(words[i] for i in varying if words[i]) or words[2]
         if failing:
             label += f" · {word(lang, 'failing_series')}"
-        out.append(Series(label=label, points=points, dash=builds.index(key[3]), failing=failing,
-                          colour=families.index((key[0], key[1], key[2], key[4]))))
+        out.append(Series(label=label, points=points, dash=builds.index(curve[3]),
+                          failing=failing,
+                          colour=families.index((curve[0], curve[1], curve[2], curve[4]))))
     return out, x_is_batch, skipped, units or ["FLOP/s"]
 
 

@@ -1,11 +1,13 @@
-"""The build's caches are never wrong, on the real site (harness/site/notebooks.py):
+"""The build's caches are never wrong, on the real site (harness/site/: notebooks.py,
+page_cache.py, search_cache.py, the theme's compiled templates):
 
 * a build with the caches off, a cold cached build and a warm one make the same site,
   byte for byte;
-* each language build keeps its own notebook cache, so a warm build converts no
-  notebook in either language;
+* each language build keeps its own caches, so a warm build converts no notebook and
+  writes no entry in either language;
 * a snippet edit reaches the built page through the cache, and a warm build imports
-  neither nbconvert nor jupytext (harness/site/lazy_imports.py).
+  neither nbconvert nor jupytext (harness/site/lazy_imports.py);
+* a page whose rendering warns is never served from the cache: it warns on every build.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from harness.site.notebooks import converter_digest
 #: What a copy of the project needs to build (the harness is the installed one).
 BUILT = ("docs", "snippets", "results", "overrides", "mkdocs.yml")
 NOTEBOOKS = sorted(p.name for p in (ROOT / "docs" / "cuadernos").glob("*.ipynb"))
+#: The pages of one language that are not notebooks.
+ARTICLES = [p for p in (ROOT / "docs").glob("*.md") if p.suffixes == [".md"]]
 LANGUAGES = ("es", "en")
 
 
@@ -34,13 +38,15 @@ class Build:
     log: str
 
 
-def _build(root: Path, site: Path, cache: str) -> Build:
+def _build(root: Path, site: Path, cache: str, *, strict: bool = True) -> Build:
     """``mkdocs build --strict`` of ``root`` into ``site`` with HARNESS_CACHE=``cache``
     ("" turns the caches off), its log kept (INFO: mkdocs-jupyter's cache hits)."""
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "HARNESS_CACHE": cache,
            "SOURCE_DATE_EPOCH": "1796000000"}  # one sitemap date for every build
-    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)],
-                          cwd=root, env=env, capture_output=True, text=True, timeout=180)
+    command = [sys.executable, "-m", "mkdocs", "build", *(["--strict"] if strict else []),
+               "-d", str(site)]
+    done = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True,
+                          timeout=180)
     assert done.returncode == 0, done.stdout + done.stderr
     return Build(site=site, log=done.stdout + done.stderr)
 
@@ -56,16 +62,25 @@ def _differences(left: Path, right: Path) -> list[str]:
     return found
 
 
+def _entries(cache: Path) -> dict[str, float]:
+    """Every file of the cache, with the time it was last written."""
+    return {str(p.relative_to(cache)): p.stat().st_mtime_ns
+            for p in cache.rglob("*") if p.is_file()}
+
+
 @pytest.fixture(scope="module")
 def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Build]:
-    """The real site built three ways in one copy: caches off, cold, warm."""
+    """The real site built three ways in one copy: caches off, cold, warm (and the
+    cache's files after the cold build and after the warm one)."""
     base = tmp_path_factory.mktemp("cache-builds")
     root = copy_project(base / "copy", BUILT)
     cache = base / "cache"
-    return {"off": _build(root, base / "off", ""),
-            "cold": _build(root, base / "cold", str(cache)),
-            "warm": _build(root, base / "warm", str(cache)),
-            "cache": Build(site=cache, log=""), "root": Build(site=root, log="")}
+    found = {"off": _build(root, base / "off", ""),
+             "cold": _build(root, base / "cold", str(cache))}
+    after_cold = _entries(cache)
+    found["warm"] = _build(root, base / "warm", str(cache))
+    return {**found, "cache": Build(site=cache, log=repr(after_cold)),
+            "root": Build(site=root, log="")}
 
 
 def test_a_build_without_caches_is_byte_identical_to_a_cached_one(builds) -> None:
@@ -86,6 +101,26 @@ def test_each_language_keeps_its_own_notebook_cache(builds) -> None:
         entries = list((folder / converter_digest() / language).glob("*.json"))
         # One per notebook the language renders: every notebook has its twin.
         assert len(entries) == len(NOTEBOOKS) // 2, (language, entries)
+    # Every other page, in each language, has its rendering and its search entries.
+    for kind in ("pages", "search"):
+        (version,) = (builds["cache"].site / kind).iterdir()
+        for language in LANGUAGES:
+            assert len(list((version / language).glob("*.json"))) == len(ARTICLES), kind
+
+
+def test_a_warm_build_writes_no_entry(builds) -> None:
+    """Served from the caches, not made again: no entry is written, none is evicted."""
+    assert repr(_entries(builds["cache"].site)) == builds["cache"].log
+
+
+def test_a_page_that_warns_warns_on_every_build(tmp_path) -> None:
+    """A rendering that logs a warning (what --strict counts) is never cached."""
+    root = copy_project(tmp_path / "copy", BUILT)
+    page = root / "docs" / "index.md"
+    page.write_text(page.read_text() + "\n[perdido](no-existe.md)\n")
+    for site in ("first", "second"):
+        log = _build(root, tmp_path / site, str(tmp_path / "cache"), strict=False).log
+        assert "no-existe.md" in log, log
 
 
 BUILD = """

@@ -1,0 +1,112 @@
+"""A bigger copy of the site, for measuring how the build grows with its articles.
+
+    python benchmarks/make_big_site.py TARGET --articles 64
+
+Copies the checkout's site (docs/, snippets/, results/, overrides/, mkdocs.yml) into
+TARGET, then adds copies of the real articles under new slugs (``<slug>-2``,
+``<slug>-3``, ...) until the site holds ``--articles`` articles: each copy has the
+article's pages in both languages, its notebooks, its snippets and expectations, and
+its observations in every record set (the same snippet bytes, so they are fresh), and
+is listed in the nav. Nothing is invented: every page, snippet and number is the real
+one under another name, so the copy builds `--strict` exactly as the site does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+from pathlib import Path
+
+__all__ = ["ARTICLES", "make_big_site"]
+
+ROOT = Path(__file__).resolve().parent.parent
+#: What a build of the site reads (the harness itself is the installed package).
+SITE = ("docs", "snippets", "results", "overrides", "mkdocs.yml")
+
+
+def articles(root: Path = ROOT) -> list[str]:
+    """The site's articles: the slugs with a snippets folder and a page."""
+    return sorted(p.name for p in (root / "snippets").iterdir()
+                  if p.is_dir() and (root / "docs" / f"{p.name}.md").exists())
+
+
+ARTICLES = articles()
+
+
+def _renamed(text: str, slug: str, new: str) -> str:
+    """``text`` with every snippet id and path of ``slug`` (``slug/...``) under ``new``."""
+    return re.sub(rf"(?<![\w-]){re.escape(slug)}/", f"{new}/", text)
+
+
+def _copy_article(root: Path, slug: str, new: str) -> None:
+    docs = root / "docs"
+    for page in (f"{slug}.md", f"{slug}.en.md"):
+        source = docs / page
+        if source.exists():
+            target = docs / page.replace(slug, new, 1)
+            target.write_text(_renamed(source.read_text(encoding="utf-8"), slug, new),
+                              encoding="utf-8")
+    for notebook in (docs / "cuadernos").glob(f"{slug}.*ipynb"):
+        target = notebook.with_name(notebook.name.replace(slug, new, 1))
+        target.write_text(_renamed(notebook.read_text(encoding="utf-8"), slug, new),
+                          encoding="utf-8")
+    shutil.copytree(root / "snippets" / slug, root / "snippets" / new,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    for examples in (root / "results").glob("*/*.examples.jsonl"):
+        copies = []
+        for line in examples.read_text(encoding="utf-8").splitlines():
+            observation = json.loads(line)
+            if observation.get("snippet", "").startswith(f"{slug}/"):
+                observation["snippet"] = _renamed(observation["snippet"], slug, new)
+                copies.append(json.dumps(observation, ensure_ascii=False))
+        if copies:
+            with examples.open("a", encoding="utf-8") as handle:
+                handle.write("".join(f"{line}\n" for line in copies))
+
+
+def make_big_site(target: Path, *, articles: int) -> Path:
+    """The site copied into ``target`` with ``articles`` articles in all (at least the
+    real ones); returns ``target``."""
+    target.mkdir(parents=True, exist_ok=True)
+    for name in SITE:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, target / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(source, target / name)
+    nav: list[str] = []
+    copy = 1
+    while len(ARTICLES) * copy < articles:
+        copy += 1
+        for slug in ARTICLES[: articles - len(ARTICLES) * (copy - 1)]:
+            new = f"{slug}-{copy}"
+            _copy_article(target, slug, new)
+            nav.append(f'  - "{slug} ({copy})": {new}.md\n')
+            nav += [f'  - "{n.stem} ({copy})": cuadernos/{n.name}\n'
+                    for n in sorted((target / "docs" / "cuadernos").glob(f"{new}.ipynb"))]
+    # nav is the last key of mkdocs.yml: its list goes on with the copies.
+    config = target / "mkdocs.yml"
+    text = config.read_text(encoding="utf-8")
+    if not text.rstrip().splitlines()[-1].startswith(" "):
+        raise SystemExit(f"{config}: expected nav to be the last key")
+    config.write_text(text.rstrip("\n") + "\n" + "".join(nav), encoding="utf-8")
+    return target
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("target", type=Path, help="folder to write the site into (new)")
+    parser.add_argument("--articles", type=int, default=64,
+                        help="articles in all, the real ones included (default 64)")
+    options = parser.parse_args()
+    if options.target.exists():
+        parser.error(f"{options.target} exists; give a new folder")
+    make_big_site(options.target, articles=options.articles)
+    print(f"{options.target}: {max(options.articles, len(ARTICLES))} articles")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
