@@ -150,6 +150,7 @@ WORDS: dict[str, dict[str, str]] = {
         "verdict_stale": "Salida observada desactualizada",
         "failed_value": "no se cumplió en",
         "held_everywhere": "Se cumplió en",
+        "builds_word": "compilaciones",
     },
     "en": {
         **TIMING_WORDS["en"],
@@ -284,6 +285,7 @@ WORDS: dict[str, dict[str, str]] = {
         "verdict_stale": "Stale observed output",
         "failed_value": "did not hold in",
         "held_everywhere": "Held in",
+        "builds_word": "builds",
         # Claims (harness/views/claims.py).
         "claim_none": "none",
         "claim_and": "and",

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from harness.core.compare import compare, format_value
 from harness.core.types import Expectation, Observation, Snippet, Unchecked
-from harness.records.store import DeviceRecord
+from harness.records.store import DeviceRecord, version_key
 from harness.text.markdown import cell, code, html_text
 from harness.text.numbers import scientific
 from harness.text.words import word
@@ -141,8 +141,10 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
     body.append("")
     held = [label for label, s in states.items() if all(x == "held" for x in s)]
     if columns:
+        holding = [r for r in columns if _label(r) in held]
         body.append(f"{word(lang, 'held_everywhere')}: "
-                    f"{', '.join(cell(h) for h in held) or word(lang, 'none')}.")
+                    f"{cell('torch ' + _builds(holding, lang)) if holding else word(lang, 'none')}"
+                    f" ({', '.join(cell(h) for h in held) or word(lang, 'none')}).")
         for index, e in enumerate(expectations):
             failed = [label for label, s in states.items() if s[index] == "failed"]
             if failed:
@@ -172,6 +174,15 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
     return ObservedBlock(markdown=markdown, stale=stale)
 
 
+def _builds(records: list[DeviceRecord], lang: str) -> str:
+    """The torch builds of ``records`` as a reader scans them: oldest to newest, and from
+    three on as a range with its count («2.6.0+cu124–2.14.1+cu130, 4 compilaciones»)."""
+    builds = sorted(dict.fromkeys(r.torch_build for r in records), key=version_key)
+    if len(builds) < 3:
+        return ", ".join(builds)
+    return f"{builds[0]}–{builds[-1]}, {len(builds)} {word(lang, 'builds_word')}"
+
+
 def _heading(expectations: list[Expectation], columns: list[DeviceRecord],
              states: dict[str, list[str]], stale: list[str], lang: str) -> tuple[str, str]:
     """(admonition kind, one-line verdict)."""
@@ -183,9 +194,14 @@ def _heading(expectations: list[Expectation], columns: list[DeviceRecord],
     failed = sorted({expectations[i].name for values in states.values()
                      for i, s in enumerate(values) if s == "failed"})
     if failed:
-        return "failure", f"✗ {word(lang, 'verdict_fail')}: {', '.join(failed)}"
+        failing = [r for r in columns if "failed" in states[_label(r)]]
+        holding = [r for r in columns if all(s == "held" for s in states[_label(r)])]
+        where = f" · torch {_builds(failing, lang)}"
+        if holding:
+            where += f"; {word(lang, 'held_everywhere').lower()} torch {_builds(holding, lang)}"
+        return "failure", f"✗ {word(lang, 'verdict_fail')}: {', '.join(failed)}{where}"
     names = ", ".join(e.name for e in expectations)
-    builds = ", ".join(dict.fromkeys(r.torch_build for r in columns))
+    builds = _builds(columns, lang)
     devices = ", ".join(dict.fromkeys(r.environment.device_name or r.device_key for r in columns))
     if "known" in every:
         known = sorted({expectations[i].name for values in states.values()
