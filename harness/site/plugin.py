@@ -188,12 +188,14 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
     @event_priority(200)  # first: the page cache gives back the page others then see
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig,
                         files: Files) -> str:
-        """An article's rendering from the page cache; a notebook page is left out of the
-        search index (Material's ``search.exclude`` front matter): the notebook copies of
-        the articles would crowd out the articles."""
+        """An article's rendering from the page cache. A notebook page links the shared
+        JupyterLab stylesheet instead of inlining it (here, not in ``on_post_page``, so
+        the search plugin and the theme handle 20 KB, not 600 KB), and is left out of the
+        search index (``search.exclude`` front matter): the notebook copies of the
+        articles would crowd out the articles."""
         if _is_notebook(page):
             page.meta.setdefault("search", {"exclude": True})
-            return html
+            return share_notebook_styles(html, page.url, Path(config.site_dir))
         return html if self.pages is None else self.pages.after_render(html, page, config, files)
 
     @event_priority(10)  # before Material's search plugin (0)
@@ -213,12 +215,6 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
         return context
 
     on_page_context = CombinedEvent(_index_page, _unhide)
-
-    def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
-        """A notebook page links the shared JupyterLab stylesheet instead of inlining it."""
-        if not _is_notebook(page):
-            return output
-        return share_notebook_styles(output, page.url, Path(config.site_dir))
 
     @event_priority(-120)
     def on_post_build(self, config: MkDocsConfig) -> None:
