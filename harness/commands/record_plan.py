@@ -12,21 +12,24 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from harness.commands.checkout import records_folder, root_of
 from harness.commands.publish import INSTALL_HINT, require_filelock
-from harness.core.errors import HarnessError, suggest
+from harness.core.errors import HarnessError, relative, suggest
 from harness.core.seconds import parse_seconds
 from harness.core.types import TrialSpec
+from harness.records.files import JOURNAL_SUFFIX, journal_moves
 from harness.run.cpu_guard import QuietGuard
 from harness.run.examples import timeout_from_env
 from harness.sources.checks import check_project, raise_problems
 from harness.sources.project import Project
 from harness.sources.trials import load_trials
 
-__all__ = ["MIN_RUN_TIME", "RecordPlan", "make_plan", "seconds", "select_trials"]
+__all__ = ["MIN_RUN_TIME", "RecordPlan", "make_plan", "require_writable", "seconds",
+           "select_trials"]
 
 #: Seconds of steady state per trial: blocked_autorange is steady from about 1 s
 #: on; the quick (CI) subset trades some of that for speed.
@@ -93,6 +96,26 @@ def select_trials(
     )
 
 
+def require_writable(results: Path, shown: Path) -> None:
+    """Fail now, not after every trial was measured, when ``results`` (or, if it is not
+    there yet, the folder it would be made in) cannot take a new file, or holds a commit
+    journal that is not one ``record`` wrote (it would be refused at the end)."""
+    for folder in sorted(p for p in results.iterdir() if p.is_dir()) if results.is_dir() else []:
+        for journal in sorted(folder.glob(f".*{JOURNAL_SUFFIX}")):
+            journal_moves(folder, journal.name[1:-len(JOURNAL_SUFFIX)], shown / folder.name)
+    existing = results
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    try:
+        with tempfile.TemporaryFile(dir=existing):
+            pass
+    except OSError as exc:
+        raise HarnessError(
+            f"{shown}: cannot write there ({exc.strerror or exc}); the record command writes "
+            "its results into this folder, so make it writable (or pass --results) before "
+            "measuring anything") from None
+
+
 def _require_torch() -> None:
     if importlib.util.find_spec("torch") is None:
         raise HarnessError(
@@ -129,6 +152,7 @@ def make_plan(args: argparse.Namespace) -> RecordPlan:
         raise HarnessError(f"--bare-loop {plan.bare_loop}: not among the trials this run "
                            "records on this device; name it with --trials too")
     if not plan.empty:
+        require_writable(results, relative(results, root))
         _require_torch()
         require_filelock("record")
     return plan

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["HarnessError", "Location", "parse_toml", "relative", "suggest"]
+__all__ = ["HarnessError", "Location", "parse_toml", "read_text", "relative", "suggest"]
 
 
 class HarnessError(Exception):
@@ -50,10 +50,37 @@ def suggest(wrong: str, valid: Iterable[str]) -> str:
 
 
 def parse_toml(text: str, shown: object) -> dict[str, Any]:
-    """``text`` (the file ``shown``) as TOML; a syntax error names ``shown`` and its line."""
+    """``text`` (the file ``shown``) as TOML; a syntax error names ``shown`` and its line.
+
+    A byte-order mark is named as such: TOML forbids it, and tomllib's own message
+    ("Invalid statement") does not say that an invisible character is at fault.
+    """
+    if text.startswith("\ufeff"):
+        raise HarnessError(
+            f"{shown}:1: the file starts with a UTF-8 byte-order mark (BOM), which TOML does "
+            "not allow; save it as UTF-8 without BOM")
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         line = re.search(r"line (\d+)", str(exc))
         raise HarnessError(
             f"{shown}:{line.group(1) if line else 1}: malformed TOML: {exc}") from None
+
+
+def read_text(path: Path, shown: object, *, limit: int | None = None) -> str:
+    """``path`` decoded as UTF-8; a byte that is not UTF-8 (Latin-1 ``é``, say) names
+    ``shown`` and its line, and a file above ``limit`` bytes is refused before it is read."""
+    if limit is not None:
+        size = path.stat().st_size
+        if size > limit:
+            raise HarnessError(
+                f"{shown}:1: {size:,} bytes; the largest file accepted here is {limit:,} bytes "
+                "(a record that large is not one a recording run writes)")
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise HarnessError(
+            f"{shown}:{line}: byte 0x{data[exc.start]:02x} is not UTF-8 (a file saved as "
+            "Latin-1 or cp1252?); expected UTF-8 text") from None

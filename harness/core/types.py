@@ -87,6 +87,8 @@ class Expectation:
     """For a caught exception: a stable substring of its message."""
     known_failure: str = ""
     """Why this expectation is known not to hold (shown on the page); empty when it must hold."""
+    tolerance_reason: str = ""
+    """Why a tolerance above the harness's bound (rtol 0.1, atol 1) still checks something."""
     location: Location
     """Where the expectation is declared."""
 
@@ -224,3 +226,10 @@ class Environment:
     """One trial's harness latency against a bare loop of the same step timed with device
     events in the same process (``record --bare-loop``): ``trial``, ``clock``, ``calls``,
     ``blocks``, ``harness_s``, ``bare_s``, ``ratio`` (harness / bare); empty when not run."""
+    trials: tuple[str, ...] = ()
+    """The trials this run was asked to measure on its device (every one gives a row, a
+    failure included); empty in records made before it was kept, or for examples only."""
+    digest: dict[str, str] = field(default_factory=dict)
+    """sha256 of what this run stored, per part (``rows``, ``control_rows``,
+    ``observations``, ``environment``: :mod:`harness.records.digest`); empty only in runs
+    made before digests were kept."""

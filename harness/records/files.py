@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,7 +21,14 @@ from pathlib import Path
 
 from harness.core.errors import HarnessError
 
-__all__ = ["JOURNAL_SUFFIX", "check_no_journal", "locked", "replace_together", "write_atomically"]
+__all__ = [
+    "JOURNAL_SUFFIX",
+    "check_no_journal",
+    "journal_moves",
+    "locked",
+    "replace_together",
+    "write_atomically",
+]
 
 JOURNAL_SUFFIX = ".commit.json"
 
@@ -51,13 +59,58 @@ def locked(folder: Path, key: str) -> Iterator[None]:
         yield
 
 
+#: What a record writer replaces, by the key it locks: a record set's files, or the
+#: published list (key ``published``). A journal naming anything else was not written here.
+_RECORD_SUFFIXES = (".csv", ".control.csv", ".examples.jsonl", ".env.json")
+
+
+def _targets(key: str) -> set[str]:
+    return {"published.toml"} if key == "published" else {key + s for s in _RECORD_SUFFIXES}
+
+
+def journal_moves(folder: Path, key: str, shown: Path) -> list[tuple[Path, Path]]:
+    """The (staged, final) moves ``folder``'s journal for ``key`` names, validated as data:
+    every path directly inside ``folder``, every final name one the writer of ``key``
+    writes, every staged name the writer's own ``.<final>.<random>.tmp``. Anything else is
+    refused naming the journal, and nothing is moved."""
+    journal = _journal(folder, key)
+    where = shown / journal.name
+    try:
+        moves = json.loads(journal.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        moves = None
+    pairs = isinstance(moves, list) and all(
+        isinstance(m, list) and len(m) == 2 and all(isinstance(p, str) for p in m) for m in moves)
+    if not pairs:
+        raise HarnessError(f"{where}:1: not a commit journal (expected a JSON list of "
+                           "[staged, final] file names); it was not written by `record`")
+    inside, found = folder.resolve(), []
+    for staged_text, final_text in moves:
+        staged, final = folder / Path(staged_text).name, folder / Path(final_text).name
+        for text, path in ((staged_text, staged), (final_text, final)):
+            given = Path(text) if Path(text).is_absolute() else folder / text
+            if given.resolve().parent != inside or path.is_symlink():
+                raise HarnessError(
+                    f"{where}:1: names {text!r}, outside the record folder {shown}; a journal "
+                    "only moves files within it (this one was not written by `record`: "
+                    "delete it)")
+        pattern = rf"\.{re.escape(final.name)}\.[A-Za-z0-9_]+\.tmp"
+        if final.name not in _targets(key) or not re.fullmatch(pattern, staged.name):
+            raise HarnessError(
+                f"{where}:1: names {staged.name!r} → {final.name!r}, which `record` never "
+                f"writes (it writes {', '.join(sorted(_targets(key)))} from .<name>.<random>.tmp);"
+                " delete the journal")
+        found.append((staged, final))
+    return found
+
+
 def _roll_forward(folder: Path, key: str) -> None:
     journal = _journal(folder, key)
     if not journal.exists():
         return
-    for temporary, final in json.loads(journal.read_text(encoding="utf-8")):
-        if Path(temporary).exists():
-            os.replace(temporary, final)
+    for staged, final in journal_moves(folder, key, folder):
+        if staged.exists():
+            os.replace(staged, final)
     journal.unlink()
     _fsync_dir(folder)
 
@@ -90,10 +143,18 @@ def write_atomically(path: Path, data: bytes, *, durable: bool = False) -> None:
 
 def replace_together(folder: Path, key: str, texts: dict[Path, str]) -> None:
     """Replace every file of ``texts`` as one step (call inside :func:`locked`)."""
-    staged = [(_stage(path, text.encode("utf-8")), path) for path, text in texts.items()]
+    staged: list[tuple[Path, Path]] = []
     journal = _journal(folder, key)
-    pending = _stage(journal, json.dumps([[str(t), str(f)] for t, f in staged]).encode())
-    os.replace(pending, journal)
+    try:
+        for path, text in texts.items():
+            staged.append((_stage(path, text.encode("utf-8")), path))
+        # Names only: the journal is data about this folder, never a path elsewhere.
+        pending = _stage(journal, json.dumps([[t.name, f.name] for t, f in staged]).encode())
+        os.replace(pending, journal)
+    except BaseException:  # no journal yet: the previous set stands, leave no staged file
+        for temporary, _ in staged:
+            temporary.unlink(missing_ok=True)
+        raise
     _fsync_dir(folder)
     _roll_forward(folder, key)
 
@@ -101,8 +162,11 @@ def replace_together(folder: Path, key: str, texts: dict[Path, str]) -> None:
 def check_no_journal(folder: Path, shown: Path) -> None:
     """A reader's guard: an interrupted write must not publish a mix of two runs."""
     for journal in sorted(folder.glob(f".*{JOURNAL_SUFFIX}")):
+        key = journal.name[1:-len(JOURNAL_SUFFIX)]
+        journal_moves(folder, key, shown)  # a journal that is not one is named as such
         raise HarnessError(
             f"{shown / journal.name}:1: a recording run was interrupted while replacing this "
-            "record set; run `python -m harness record` again (it completes the replace), "
-            "or delete the journal and its .tmp files to keep the previous set"
+            "record set. To keep the previous set, delete the journal and its .tmp files; to "
+            "complete it, run `python -m harness record` again, which checks that the "
+            "journal only names this set's own files before moving them"
         )

@@ -17,13 +17,18 @@ from typing import Any
 from harness.core.errors import HarnessError, Location
 from harness.core.rows import COLUMNS, CSV_HEADER, Column, TrialRow
 
-__all__ = ["format_rows", "parse_rows"]
+__all__ = ["NUMBER_DIGITS", "SAMPLE_DIGITS", "format_rows", "parse_rows", "row_line"]
 
 _BY_NAME = {c.name: c for c in COLUMNS}
+#: Significant digits a number cell keeps, and each of ``samples_s``'s numbers: a stored
+#: value is within half a unit in the last kept digit of what was measured, so the checks
+#: between cells (:mod:`harness.records.consistency`) allow exactly that rounding.
+NUMBER_DIGITS = 6
+SAMPLE_DIGITS = 4
 
 
 def _number_text(value: float) -> str:
-    return f"{value:.6g}"
+    return f"{value:.{NUMBER_DIGITS}g}"
 
 
 def _cell_text(column: Column, value: Any) -> str:
@@ -34,7 +39,7 @@ def _cell_text(column: Column, value: Any) -> str:
     if column.kind == "float":
         return _number_text(float(value))
     if column.kind == "floats":
-        return " ".join(f"{v:.4g}" for v in value)
+        return " ".join(f"{v:.{SAMPLE_DIGITS}g}" for v in value)
     return str(value)
 
 
@@ -46,6 +51,12 @@ def format_rows(rows: list[TrialRow], *, columns: tuple[str, ...] = CSV_HEADER) 
     for row in rows:
         writer.writerow([_cell_text(_BY_NAME[c], getattr(row, c)) for c in columns])
     return out.getvalue()
+
+
+def row_line(row: TrialRow) -> str:
+    """``row`` as the CSV line a record stores it as (no header): the same text whether
+    the row comes from a run or was read back from its file, which the digest relies on."""
+    return format_rows([row]).split("\n", 1)[1]
 
 
 def _float(text: str, where: str, column: Column) -> float:

@@ -22,9 +22,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.core.errors import HarnessError, Location, relative, suggest
+from harness.core.errors import HarnessError, Location, read_text, relative, suggest
 from harness.core.rows import TrialRow
 from harness.core.types import DEVICE_TYPES, OBSERVATION_KINDS, Environment, Observation
+from harness.records.envjson import (
+    MAX_RECORD_BYTES,
+    date_problem,
+    device_key,
+    read_environments,
+    typed_fields,
+)
 from harness.records.files import check_no_journal
 from harness.records.rows import parse_rows
 
@@ -43,15 +50,10 @@ __all__ = [
 _SUFFIXES = {".control.csv": "control_rows", ".csv": "rows", ".examples.jsonl": "observations",
              ".env.json": "environments"}
 _OBSERVATION_FIELDS = {f.name for f in dataclasses.fields(Observation)}
-_ENVIRONMENT_FIELDS = {f.name for f in dataclasses.fields(Environment)}
+#: The largest observed value, as JSON: a snippet's output a reader can take in is far
+#: smaller; a huge one is a runaway print or a hand edit.
+MAX_OBSERVED_CHARS = 64 * 1024
 _REQUIRED_OBSERVATION = {"snippet", "name", "kind", "value", "snippet_sha256", "run_id"}
-
-
-def device_key(device_type: str, device_name: str = "") -> str:
-    """File stem for a device: ``cpu`` or ``cuda-nvidia-h200``."""
-    if device_type == "cpu" or not device_name:
-        return device_type
-    return f"{device_type}-{re.sub(r'[^a-z0-9]+', '-', device_name.lower()).strip('-')}"
 
 
 def version_key(build: str) -> tuple[int, ...]:
@@ -90,7 +92,7 @@ class SetPaths:
 
 def _json_lines(path: Path, shown: Path) -> list[tuple[int, dict[str, Any]]]:
     found = []
-    text = path.read_text(encoding="utf-8").removeprefix("\ufeff")
+    text = read_text(path, shown, limit=MAX_RECORD_BYTES).removeprefix("\ufeff")
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -107,6 +109,7 @@ def _json_lines(path: Path, shown: Path) -> list[tuple[int, dict[str, Any]]]:
 def read_observations(path: Path, shown: Path) -> list[tuple[Location, Observation]]:
     """Observations of a ``.examples.jsonl`` file with where each sits."""
     found: list[tuple[Location, Observation]] = []
+    lines: dict[tuple[str, str], tuple[Location, Observation]] = {}
     for number, data in _json_lines(path, shown):
         unknown = set(data) - _OBSERVATION_FIELDS
         missing = _REQUIRED_OBSERVATION - set(data)
@@ -116,45 +119,31 @@ def read_observations(path: Path, shown: Path) -> list[tuple[Location, Observati
             raise HarnessError(
                 f"{shown}:{number}: {what}; expected keys {', '.join(sorted(_OBSERVATION_FIELDS))}"
             )
+        where = f"{shown}:{number}"
         if data["kind"] not in OBSERVATION_KINDS:
             raise HarnessError(
-                f"{shown}:{number}: unknown kind {data['kind']!r}."
-                f"{suggest(data['kind'], OBSERVATION_KINDS)}"
-            )
-        if data.get("shape") is not None:
-            data["shape"] = tuple(data["shape"])
-        found.append((Location(path=shown, line=number), Observation(**data)))
-    return found
-
-
-def read_environments(path: Path, shown: Path) -> dict[str, Environment]:
-    """The runs of a ``.env.json`` file, keyed by run id."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8").removeprefix("\ufeff"))
-    except json.JSONDecodeError as exc:
-        raise HarnessError(f"{shown}:{exc.lineno}: not valid JSON ({exc.msg})") from None
-    runs = data.get("runs") if isinstance(data, dict) else None
-    if not isinstance(runs, dict) or not runs:
-        raise HarnessError(
-            f'{shown}:1: expected an object {{"runs": {{"<run id>": {{environment}}}}}} with at '
-            f"least one run, found "
-            f"{type(data).__name__ if not isinstance(data, dict) else 'no runs'}"
-        )
-    found: dict[str, Environment] = {}
-    for run_id, raw in runs.items():
-        if not isinstance(raw, dict):
+                f"{where}: unknown kind {data['kind']!r}."
+                f"{suggest(str(data['kind']), OBSERVATION_KINDS)}")
+        line = json.dumps(data.get("value"), ensure_ascii=False)
+        if len(line) > MAX_OBSERVED_CHARS:
             raise HarnessError(
-                f"{shown}:1: run {run_id!r} is {type(raw).__name__}; expected an object")
-        unknown = set(raw) - _ENVIRONMENT_FIELDS
-        if unknown:
-            raise HarnessError(f"{shown}:1: run {run_id!r} has unknown key {sorted(unknown)[0]!r}")
-        try:
-            env = Environment(**{**raw, "cpu_flags": tuple(raw.get("cpu_flags", ()))})
-        except TypeError as exc:
-            raise HarnessError(f"{shown}:1: run {run_id!r} is incomplete ({exc})") from None
-        if env.run_id != run_id:
-            raise HarnessError(f"{shown}:1: run {run_id!r} names itself {env.run_id!r}")
-        found[run_id] = env
+                f"{where}: an observed value of {len(line):,} characters; the largest accepted is "
+                f"{MAX_OBSERVED_CHARS:,} (observe a summary of the value, not the value itself)")
+        observation = Observation(**typed_fields(Observation, data, where, "observation"))
+        wrong = date_problem(observation.date)
+        if wrong:
+            raise HarnessError(f"{where}: observation {observation.name!r}: {wrong}")
+        key = (observation.snippet, observation.name)
+        if key in lines:
+            first, earlier = lines[key]
+            same = "the same value" if earlier.value == observation.value else "another value"
+            raise HarnessError(
+                f"{where}: a second observation of {key[0]!r} {key[1]!r} ({same}) after "
+                f"{first}; a record holds one observation per snippet and name (the checks "
+                "would read one and the page another)")
+        location = Location(path=shown, line=number)
+        lines[key] = (location, observation)
+        found.append((location, observation))
     return found
 
 
@@ -276,7 +265,7 @@ def load_all(results: Path, *, root: Path | None = None) -> Records:
             slot = found.setdefault((folder.name, key), {})
             kind = _SUFFIXES[suffix]
             if kind in ("rows", "control_rows"):
-                slot[kind] = parse_rows(path.read_text(encoding="utf-8"), shown)
+                slot[kind] = parse_rows(read_text(path, shown, limit=MAX_RECORD_BYTES), shown)
             elif kind == "observations":
                 located = read_observations(path, shown)
                 slot["observations"] = [o for _, o in located]

@@ -12,13 +12,35 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.core.compare import compare, format_value
-from harness.core.errors import suggest
+from harness.core.errors import relative, suggest
 from harness.core.types import TrialSpec
+from harness.records.consistency import row_problems, selection_problems, spec_problems
+from harness.records.digest import check_digests
 from harness.records.published import check_published
-from harness.records.store import Records
+from harness.records.store import DeviceRecord, Records
 from harness.sources.project import Project
 
-__all__ = ["check_records"]
+__all__ = ["check_records", "consistency_problems"]
+
+
+def consistency_problems(record: DeviceRecord, *, results: Path, root: Path,
+                         specs: dict[str, TrialSpec]) -> list[str]:
+    """A record set's rows against each other, their trials and their runs' digests."""
+    folder = relative(results / record.torch_build, root)
+    files = {part: folder / f"{record.device_key}{suffix}" for part, suffix in (
+        ("rows", ".csv"), ("control_rows", ".control.csv"),
+        ("observations", ".examples.jsonl"), ("environment", ".env.json"))}
+    every = [*record.rows, *record.control_rows]
+    located = [(record.observation_lines[(o.snippet, o.name)], o) for o in record.observations]
+    return [
+        *row_problems(every),
+        *spec_problems(every, specs),
+        *selection_problems(record.environments, rows=record.rows,
+                            control_rows=record.control_rows,
+                            shown={k: str(v) for k, v in files.items()}),
+        *check_digests(record.environments, rows=record.rows,
+                       control_rows=record.control_rows, observations=located, files=files),
+    ]
 
 
 def check_records(
@@ -29,6 +51,7 @@ def check_records(
     expectations = {(e.snippet, e.name): e for items in project.expectations.values()
                     for e in items}
     for record in records.items:
+        problems += consistency_problems(record, results=results, root=project.root, specs=specs)
         for row in record.rows:
             if row.trial not in specs:
                 problems.append(

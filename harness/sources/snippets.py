@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import math
 import re
 from pathlib import Path
 from typing import Any
 
-from harness.core.errors import HarnessError, Location, parse_toml, relative, suggest
+from harness.core.errors import HarnessError, Location, parse_toml, read_text, relative, suggest
 from harness.core.types import Expectation, Snippet, Unchecked
 
 __all__ = [
@@ -42,7 +43,11 @@ EXPECT_KEYS = {
     "raises": "for a caught exception the snippet binds: its type name (instead of value)",
     "message": "with raises: a stable substring of the exception's message",
     "known_failure": "why this expectation is known not to hold (the page shows it)",
+    "tolerance_reason": "why rtol > 0.1 or atol > 1 (TOLERANCE_BOUNDS) still checks something",
 }
+#: Above these a comparison stops meaning anything (rtol = 1e9 accepts any value of the
+#: right sign) unless ``tolerance_reason`` says why the wide tolerance is still a check.
+TOLERANCE_BOUNDS = {"rtol": 0.1, "atol": 1.0}
 UNCHECKED_KEYS = {
     "snippet": "the snippet's file name without suffix (required)",
     "reason": "why there is nothing to derive by hand, in Spanish (required)",
@@ -130,6 +135,25 @@ def _key_line(text: str, table_line: int, key: str) -> int:
     return table_line
 
 
+def _check_tolerances(raw: dict[str, Any], where: Location, text: str) -> None:
+    """rtol and atol are finite numbers ≥ 0 (not booleans), at most their bound unless
+    ``tolerance_reason`` states why a wider one still checks something."""
+    for key, bound in TOLERANCE_BOUNDS.items():
+        if key not in raw:
+            continue
+        value = raw[key]
+        at = Location(path=where.path, line=_key_line(text, where.line, key))
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if not number or not math.isfinite(value) or value < 0:
+            raise HarnessError(f"{at}: {key!r} must be a non-negative number, and finite, not "
+                               f"{value!r} (write {key} = 1e-3, without quotes).")
+        if value > bound and "tolerance_reason" not in raw:
+            raise HarnessError(
+                f"{at}: {key} = {value!r} is above {bound:g}, where the comparison stops "
+                f"meaning much; tighten it, or add tolerance_reason = \"why\" to this "
+                "[[expect]] saying why a value that far off would still be right")
+
+
 def _expectation(raw: dict[str, Any], page: str, where: Location, text: str = "") -> Expectation:
     unknown = set(raw) - set(EXPECT_KEYS)
     if unknown:
@@ -140,6 +164,10 @@ def _expectation(raw: dict[str, Any], page: str, where: Location, text: str = ""
     for key in ("snippet", "name", "derivation"):
         if not isinstance(raw.get(key), str) or not raw[key].strip():
             raise HarnessError(f"{where}: [[expect]] needs {key!r}: {EXPECT_KEYS[key]}.")
+    if "none" in raw and not isinstance(raw["none"], bool):
+        at = Location(path=where.path, line=_key_line(text, where.line, "none"))
+        raise HarnessError(f"{at}: 'none' must be true or false (a TOML boolean, without "
+                           f"quotes), not {raw['none']!r}")
     forms = [k for k in ("value", "raises") if k in raw] + (["none"] if raw.get("none") else [])
     if len(forms) != 1:
         raise HarnessError(
@@ -148,7 +176,7 @@ def _expectation(raw: dict[str, Any], page: str, where: Location, text: str = ""
         )
     if "message" in raw and "raises" not in raw:
         raise HarnessError(f"{where}: 'message' goes with 'raises'; {EXPECT_KEYS['message']}.")
-    for key in ("raises", "message", "known_failure", "derivation_en"):
+    for key in ("raises", "message", "known_failure", "derivation_en", "tolerance_reason"):
         if key in raw and not (isinstance(raw[key], str) and raw[key].strip()):
             raise HarnessError(f"{where}: {key!r} must be non-empty text: {EXPECT_KEYS[key]}.")
     if not _NAME.match(raw["name"]):
@@ -156,11 +184,7 @@ def _expectation(raw: dict[str, Any], page: str, where: Location, text: str = ""
             f"{where}: name {raw['name']!r} is not a Python name with optional attributes "
             "(expected e.g. 'g' or 'x.grad')."
         )
-    for key in ("rtol", "atol"):
-        if key in raw and not (isinstance(raw[key], (int, float)) and raw[key] >= 0):
-            at = Location(path=where.path, line=_key_line(text, where.line, key))
-            raise HarnessError(f"{at}: {key!r} must be a non-negative number, not {raw[key]!r} "
-                               f"(write {key} = 1e-3, without quotes).")
+    _check_tolerances(raw, where, text)
     return Expectation(
         snippet=f"{page}/{raw['snippet']}",
         name=raw["name"],
@@ -172,6 +196,7 @@ def _expectation(raw: dict[str, Any], page: str, where: Location, text: str = ""
         raises=raw.get("raises", ""),
         message=raw.get("message", ""),
         known_failure=raw.get("known_failure", "").strip(),
+        tolerance_reason=raw.get("tolerance_reason", "").strip(),
         location=where,
     )
 
@@ -186,7 +211,7 @@ def load_expectations(
     unchecked: dict[str, Unchecked] = {}
     for path in sorted(snippets_dir.glob(f"*/{EXPECTATIONS_FILE}")):
         shown = relative(path, root)
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path, shown)
         data = parse_toml(text, shown)
         extra = set(data) - {"expect", "unchecked"}
         if extra:

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from support import copy_project, inject, record_files, without_torch
 
+from faults.faults_records import RECORD_FAULTS
+
 
 def _stale_typed_and_markup(project: Path) -> int:
     """A stale record, a typed figure and markup in a record, in one copy; returns the
@@ -25,6 +27,7 @@ def _stale_typed_and_markup(project: Path) -> int:
     header, first, *rest = text.splitlines()
     cells = first.split(",")
     cells[header.split(",").index("error")] = '"<script>alert(1)</script> **x** | y"'
+    cells[header.split(",").index("quality_pass")] = "false"  # a row with an error fails
     csv.write_text("\n".join([header, ",".join(cells), *rest]) + "\n")
     return figure_line
 
@@ -264,6 +267,7 @@ FAULTS = {
     "orphan-expectation": _orphan_expectation,
     "missing-include": _missing_include,
     "claim-flipped": _claim_flipped,
+    **RECORD_FAULTS,  # issue 19: records, journal, bad bytes and settings
 }
 
 #: Builds several projects in one process (MkDocs starts once), torch import blocked

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import multiprocessing
+import re
 from pathlib import Path
 
 import pytest
@@ -182,3 +183,64 @@ def test_lookups_find_the_first_row_of_a_trial_and_each_observation(tmp_path: Pa
     assert record.row("absent") is None
     assert record.observation("p/s", "v") == observation(1.0)
     assert record.observation("p/s", "w") is None and record.observation("p/t", "v") is None
+
+
+def test_a_journal_naming_a_file_outside_the_record_folder_moves_nothing(tmp_path: Path) -> None:
+    target = paths(tmp_path)
+    commit_set(target, environment=env("r1"), rows=[row("a")])
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    staged = target.folder / ".cpu.csv.abc123.tmp"
+    staged.write_text("forged")
+    journal = target.folder / ".cpu.commit.json"
+    for moves, message in [
+        ([[str(staged), str(victim)]], "outside the record folder"),
+        ([[str(victim), str(target.rows)]], "outside the record folder"),
+        ([[staged.name, "../victim.txt"]], "outside the record folder"),
+        ([[staged.name, "notes.txt"]], "which `record` never writes"),
+        ([["other.tmp", "cpu.csv"]], "which `record` never writes"),
+        ({"cpu.csv": "x"}, "not a commit journal"),
+    ]:
+        journal.write_text(json.dumps(moves))
+        with pytest.raises(HarnessError, match=rf"\.cpu\.commit\.json:1: .*{re.escape(message)}"):
+            commit_set(target, environment=env("r2"), rows=[row("b", run="r2")])
+        with pytest.raises(HarnessError, match=re.escape(message)):
+            load_all(target.folder.parent)  # the build names the forged journal too
+    assert victim.read_text() == "keep me" and staged.read_text() == "forged"
+    assert {r.trial for r in parse_rows(target.rows.read_text(), target.rows)} == {"a"}
+
+
+def test_an_interrupted_journal_is_completed_and_the_build_says_so_safely(tmp_path: Path) -> None:
+    target = paths(tmp_path)
+    commit_set(target, environment=env("r1"), rows=[row("a")])
+    staged = target.folder / ".cpu.csv.k9_x.tmp"
+    staged.write_text(target.rows.read_text())  # what the interrupted run had staged
+    (target.folder / ".cpu.commit.json").write_text(json.dumps([[staged.name, "cpu.csv"]]))
+    with pytest.raises(HarnessError, match="checks that the journal only names this set's own "
+                       "files before moving them"):
+        load_all(target.folder.parent)
+    commit_set(target, environment=env("r2"), rows=[row("b", run="r2")])
+    (record,) = load_all(target.folder.parent).items
+    assert {r.trial for r in record.rows} == {"a", "b"} and not staged.exists()
+
+
+def test_a_failed_multi_file_replace_leaves_no_staged_file(tmp_path: Path) -> None:
+    from harness.records.files import replace_together
+
+    folder = tmp_path / "set"
+    folder.mkdir()
+    (folder / "cpu.csv").write_text("old")
+    with pytest.raises(OSError):
+        replace_together(folder, "cpu", {folder / "cpu.csv": "new",
+                                         folder / "cpu.csv" / "below": "cannot"})
+    assert sorted(p.name for p in folder.iterdir()) == ["cpu.csv"]
+    assert (folder / "cpu.csv").read_text() == "old"
+
+
+def test_staged_files_are_ignored_by_git() -> None:
+    import subprocess
+
+    root = Path(__file__).resolve().parents[2]
+    for name in ("results/2.13.0+cpu/.cpu.csv.abc_1.tmp", "results/x/.published.toml.q_2.tmp"):
+        done = subprocess.run(["git", "check-ignore", "-q", name], cwd=root, check=False)
+        assert done.returncode == 0, name
