@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.core.errors import HarnessError, Location, parse_toml, relative
+from harness.core.errors import HarnessError, Location, parse_toml, read_text, relative
 from harness.records.files import locked, replace_together
 from harness.records.store import Records, version_key
 
@@ -42,7 +42,7 @@ def read_published(results: Path, *, root: Path) -> list[Published]:
         )
     if not path.exists():
         raise HarnessError(f"{shown}:1: missing; it lists the record sets the site publishes")
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path, shown, limit=1024 * 1024)
     data = parse_toml(text, shown)
     headers = [n for n, line in enumerate(text.splitlines(), 1) if line.strip() == "[[set]]"]
     if set(data) - {"set"}:

@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from harness.core.errors import HarnessError, Location, parse_toml, relative, suggest
+from harness.core.errors import HarnessError, Location, parse_toml, read_text, relative, suggest
 from harness.core.types import (
     DEVICE_TYPES,
     DTYPES,
@@ -175,9 +175,10 @@ def _check(raw: dict[str, Any], where: Location, line_of: Any, names: list[str])
         ):
             raise fail(key, "is not an integer >= 1")
     if "tolerance" in raw and not (
-        isinstance(raw["tolerance"], (int, float)) and raw["tolerance"] >= 0
+        isinstance(raw["tolerance"], (int, float)) and not isinstance(raw["tolerance"], bool)
+        and 0 <= raw["tolerance"] < float("inf")
     ):
-        raise fail("tolerance", "is not a non-negative number")
+        raise fail("tolerance", "is not a finite non-negative number")
     if "quick" in raw and not isinstance(raw["quick"], bool):
         raise fail("quick", "is not true or false")
     devices = raw.get("devices", list(DEVICE_TYPES))
@@ -186,6 +187,8 @@ def _check(raw: dict[str, Any], where: Location, line_of: Any, names: list[str])
     if not isinstance(raw.get("params", {}), dict):
         raise fail("params", "is not a table")
     _check_clock(raw.get("params", {}), fail)
+    if not isinstance(raw.get("params", {}).get("synchronize", True), bool):
+        raise fail("params", "has synchronize that is not true or false (a TOML boolean)")
     if not isinstance(raw["group"], str) or not _NAME.match(raw["group"]):
         raise fail("group", "is not a valid group name")
     return TrialSpec(
@@ -224,7 +227,7 @@ def load_trials(
 ) -> dict[str, TrialSpec]:
     """Every trial of ``path`` keyed by name, in file order; errors name file:line."""
     shown = relative(path, root or HERE.parent)
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path, shown)
     data = parse_toml(text, shown)
     extra = set(data) - {"trial"}
     if extra:

@@ -82,3 +82,27 @@ def test_a_hand_edited_record_is_not_merged_into_a_new_digest(tmp_path: Path) ->
     assert "differ from what the run wrote" in second.stderr and "nothing was written" in \
         second.stderr
     assert csv.read_text() == edited
+
+
+@pytest.mark.parametrize(("old", "new", "message"), [
+    ('group = "tiny"\n', 'group = "tiny"\nparams = { synchronize = "no" }\n',
+     r"tiny\.toml:11: params = .* has synchronize that is not true or false"),
+    ("tolerance = 1e-3\n", "tolerance = inf\n",
+     r"tiny\.toml:9: tolerance = inf is not a finite non-negative"),
+    ('name = "tiny_matmul_float32"', 'name = "tiny_matmul_float32" # señal',
+     r"tiny\.toml:4: byte 0xf1 is not UTF-8"),
+])
+def test_meaningless_or_undecodable_trial_settings_name_file_and_line(
+        tmp_path: Path, old: str, new: str, message: str) -> None:
+    import re
+
+    trials = tmp_path / "tiny.toml"
+    text = TINY.read_text(encoding="utf-8").replace(old, new, 1)
+    trials.write_bytes(text.encode("latin-1") if "señal" in new else text.encode())
+    done = subprocess.run(
+        [sys.executable, "-m", "harness", "record", "--device", "cpu", "--only", "trials",
+         "--results", str(tmp_path / "results"), "--trials-file", str(trials)],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+        env=without_torch(tmp_path / "no-torch"))
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert re.search(message, done.stderr), done.stderr

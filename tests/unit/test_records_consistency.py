@@ -183,7 +183,7 @@ def test_record_files_and_observed_values_have_a_size_limit(tmp_path: Path) -> N
         load_all(tmp_path / "results")
     with paths.rows.open("a") as handle:
         handle.truncate(MAX_RECORD_BYTES + 1)
-    with pytest.raises(HarnessError, match=r"cpu\.csv:1: 8,388,609 bytes; the largest"):
+    with pytest.raises(HarnessError, match=r"cpu\.csv:1: 16,777,217 bytes; the largest"):
         load_all(tmp_path / "results")
 
 
