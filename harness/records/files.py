@@ -164,9 +164,10 @@ def check_no_journal(folder: Path, shown: Path) -> None:
     for journal in sorted(folder.glob(f".*{JOURNAL_SUFFIX}")):
         key = journal.name[1:-len(JOURNAL_SUFFIX)]
         journal_moves(folder, key, shown)  # a journal that is not one is named as such
+        command = "publish add <torch build> <device>" if key == "published" else "record"
         raise HarnessError(
             f"{shown / journal.name}:1: a recording run was interrupted while replacing this "
             "record set. To keep the previous set, delete the journal and its .tmp files; to "
-            "complete it, run `python -m harness record` again, which checks that the "
+            f"complete it, run `python -m harness {command}` again, which checks that the "
             "journal only names this set's own files before moving them"
         )

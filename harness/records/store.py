@@ -247,6 +247,8 @@ def load_all(results: Path, *, root: Path | None = None) -> Records:
     """Every record set under ``results``, validated; errors name the file and line."""
     found: dict[tuple[str, str], dict[str, Any]] = {}
     base = root or results.parent
+    if results.is_dir():  # the published list's own writer journals here
+        check_no_journal(results, relative(results, base))
     for folder in sorted(p for p in results.iterdir() if p.is_dir()) if results.is_dir() else []:
         check_no_journal(folder, relative(folder, base))
         for path in sorted(folder.iterdir()):

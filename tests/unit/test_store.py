@@ -244,3 +244,17 @@ def test_staged_files_are_ignored_by_git() -> None:
     for name in ("results/2.13.0+cpu/.cpu.csv.abc_1.tmp", "results/x/.published.toml.q_2.tmp"):
         done = subprocess.run(["git", "check-ignore", "-q", name], cwd=root, check=False)
         assert done.returncode == 0, name
+
+
+def test_the_published_lists_journal_is_checked_too(tmp_path: Path) -> None:
+    target = paths(tmp_path)
+    commit_set(target, environment=env("r1"), rows=[row("a")])
+    results = target.folder.parent
+    journal = results / ".published.commit.json"
+    journal.write_text(json.dumps([[".published.toml.x1.tmp", "../../etc/passwd"]]))
+    with pytest.raises(HarnessError, match=r"\.published\.commit\.json:1: names "
+                       r"'\.\./\.\./etc/passwd', outside the record folder"):
+        load_all(results)
+    journal.write_text(json.dumps([[".published.toml.x1.tmp", "published.toml"]]))
+    with pytest.raises(HarnessError, match=r"run `python -m harness publish add"):
+        load_all(results)
