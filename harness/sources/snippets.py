@@ -144,9 +144,12 @@ def _check_tolerances(raw: dict[str, Any], where: Location, text: str) -> None:
         value = raw[key]
         at = Location(path=where.path, line=_key_line(text, where.line, key))
         number = isinstance(value, (int, float)) and not isinstance(value, bool)
-        if not number or not math.isfinite(value) or value < 0:
-            raise HarnessError(f"{at}: {key!r} must be a non-negative number, and finite, not "
-                               f"{value!r} (write {key} = 1e-3, without quotes).")
+        if not number or value < 0:
+            raise HarnessError(f"{at}: {key!r} must be a non-negative number, not {value!r} "
+                               f"(write {key} = 1e-3, without quotes).")
+        if not math.isfinite(value):
+            raise HarnessError(f"{at}: {key} = {value!r} accepts every value (or none); "
+                               f"expected a finite tolerance, at most {bound:g}")
         if value > bound and "tolerance_reason" not in raw:
             raise HarnessError(
                 f"{at}: {key} = {value!r} is above {bound:g}, where the comparison stops "

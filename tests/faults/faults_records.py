@@ -120,7 +120,8 @@ def _none_as_text(project: Path) -> str:
 
 def _rtol_infinite(project: Path) -> str:
     line = inject(project / _TOML, 'name = "solution"\n', 'name = "solution"\nrtol = inf\n') + 1
-    return rf"{re.escape(_TOML)}:{line}: 'rtol' must be a non-negative number, and finite, not inf"
+    return (rf"{re.escape(_TOML)}:{line}: rtol = inf accepts every value \(or none\); "
+            r"expected a finite tolerance, at most 0\.1")
 
 
 def _rtol_meaningless(project: Path) -> str:
