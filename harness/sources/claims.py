@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, get_args
 
-from harness.core.errors import HarnessError, Location, parse_toml, relative, suggest
+from harness.core.errors import HarnessError, Location, parse_toml, read_text, relative, suggest
 
 __all__ = ["ARGUMENTS", "CLAIMS_FILE", "PREDICATES", "VALUE", "Claim", "Predicate",
            "load_claims"]
@@ -114,7 +114,7 @@ def load_claims(snippets_dir: Path, *, root: Path) -> dict[tuple[str, str], Clai
     found: dict[tuple[str, str], Claim] = {}
     for path in sorted(snippets_dir.glob(f"*/{CLAIMS_FILE}")):
         shown = relative(path, root)
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path, shown)
         data = parse_toml(text, shown)
         if set(data) - {"claim"}:
             raise HarnessError(f"{shown}:1: only [[claim]] tables are allowed here")
