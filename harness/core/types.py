@@ -176,7 +176,7 @@ class TrialSpec:
     """The page table the trial belongs to."""
     quick: bool = True
     """Part of the quick (CI) record."""
-    devices: tuple[str, ...] = ("cpu", "cuda", "mps", "xpu")
+    devices: tuple[str, ...] = DEVICE_TYPES
     params: dict[str, Any] = field(default_factory=dict)
     expect: TrialExpectation | None = None
     """An analytic claim about its latency; not part of what is measured (nor its hash)."""
