@@ -36,8 +36,10 @@ ARTICLES = articles()
 
 
 def _renamed(text: str, slug: str, new: str) -> str:
-    """``text`` with every snippet id and path of ``slug`` (``slug/...``) under ``new``."""
-    return re.sub(rf"(?<![\w-]){re.escape(slug)}/", f"{new}/", text)
+    """``text`` with every snippet id, path and page name of ``slug`` (``slug/...``,
+    ``slug.md``) under ``new``: a copy's notebooks then differ from the article's, as
+    another article's would, and are converted on their own."""
+    return re.sub(rf"(?<![\w-]){re.escape(slug)}(?=[/.])", new, text)
 
 
 def _copy_article(root: Path, slug: str, new: str) -> None:
