@@ -120,14 +120,18 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
     merged: dict[tuple[str, ...], list[DeviceRecord]] = {}
     for record in columns:  # identical observed columns become one
         merged.setdefault(tuple(t for t, _ in cells[_label(record)]), []).append(record)
+    # Sets that observe the examples but not this one (a snippet newer than their record):
+    # one column that says so, rather than leaving the build out of sight.
+    absent = [r for r in records if r.observations and r not in columns]
+    groups = [*merged.values(), *([absent] if absent or not merged else [])]
     header = [word(lang, "value"), word(lang, "analytic")] + [
         f"{word(lang, 'observed')} · " + ", ".join(html_text(_label(r)) for r in group)
-        for group in merged.values()] if merged else [word(lang, "value"), word(lang, "analytic"),
-                                                      word(lang, "observed")]
+        if group else word(lang, "observed") for group in groups]
+    missing = f"<em>{word(lang, 'missing')}</em>"
     rows = [Row(cells=[Cell(html=breakable(code(e.name))),
                        Cell(html=_analytic(e))]
                 + [Cell(html=key[index]) for key in merged]
-                + ([] if merged else [Cell(html=f"<em>{word(lang, 'missing')}</em>")]))
+                + ([Cell(html=missing)] if absent or not merged else []))
             for index, e in enumerate(expectations)]
     table = html_table([(h, False) for h in header], rows,
                        css="harness-table harness-observed-values",

@@ -63,6 +63,7 @@ def _environment_text_threads(project: Path) -> str:
 
 def _new_run_without_digest(project: Path) -> str:
     now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    _first_run(project, "digest", {})  # a run recorded after digests, with its digest cleared
     env, run = _first_run(project, "date", now)
     return rf"{_shown(project, env)}:1: run '{run}' \(dated .*\) has no digest \(«sin huella»\)"
 
