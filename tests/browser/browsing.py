@@ -72,7 +72,19 @@ def unavailable(reason: str) -> NoReturn:
     pytest.skip(reason)
 
 
-class _Quiet(SimpleHTTPRequestHandler):
+class _Site(SimpleHTTPRequestHandler):
+    """Files of the built site under its ``site_url`` path, as GitHub Pages serves them:
+    the 404 page links its styles and scripts absolutely, from that path."""
+
+    def __init__(self, *args: Any, prefix: str, **kwargs: Any) -> None:
+        self.prefix = prefix  # set first: the base class handles the request in __init__
+        super().__init__(*args, **kwargs)
+
+    def translate_path(self, path: str) -> str:
+        if not path.startswith(self.prefix):
+            return super().translate_path("/__outside_the_site__")  # a 404
+        return super().translate_path("/" + path.removeprefix(self.prefix))
+
     def log_message(self, format: str, *args: object) -> None:
         pass
 
@@ -86,13 +98,14 @@ class _Server(ThreadingHTTPServer):
 
 
 @contextmanager
-def serve(folder: Path) -> Iterator[str]:
-    """Serve ``folder`` over HTTP on 127.0.0.1 (over file:// Material's search box is
-    missing); yield its URL, with a trailing slash."""
-    server = _Server(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(folder)))
+def serve(folder: Path, *, path: str = "/") -> Iterator[str]:
+    """Serve ``folder`` over HTTP on 127.0.0.1 at ``path`` (over file:// Material's search
+    box is missing); yield its URL, with a trailing slash."""
+    handler = functools.partial(_Site, directory=str(folder), prefix=path)
+    server = _Server(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
+        yield f"http://127.0.0.1:{server.server_address[1]}{path}"
     finally:
         server.shutdown()
         server.server_close()

@@ -18,14 +18,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import CHROMIUM_ARGS
+from support import CHROMIUM_ARGS, site_path
 
 from tests.browser.browsing import serve, unavailable
 
 
 @pytest.fixture(scope="session")
 def site_url(built_site: Path) -> Iterator[str]:
-    with serve(built_site) as url:
+    """The built site at the path of its ``site_url`` (support.SITE_HOME's in the tests)."""
+    with serve(built_site, path=site_path()) as url:
         yield url
 
 

@@ -131,7 +131,9 @@ def test_404_is_spanish_with_links(open_page: Any) -> None:
     assert tab.evaluate("document.documentElement.lang") == "es"
     links = tab.evaluate("[...document.querySelectorAll('.harness-404 a')].map(a => a.href)")
     assert all(any(link.rstrip("/").endswith(a) for link in links) for a in ARTICLES)
-    assert tab.locator('label[for="__search"]').first.is_visible()
+    # Styled (the site is served at its own path, so the 404 page finds its assets), the
+    # search label a desktop shows is the box's, not the phone header's button.
+    assert tab.locator('label[for="__search"]:visible').count() >= 1
 
 
 # One load per page and width. Desktop light is test_site_in_browser.py's visit of every

@@ -17,7 +17,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from support import SERVED, copy_project, free_port, serving, site_path
+from support import SERVED, SITE_HOME, copy_project, free_port, serving, site_path
 
 pytestmark = pytest.mark.browser
 
@@ -39,7 +39,8 @@ def test_a_snippet_edit_reloads_its_page_in_the_browser(tmp_path: Path, page) ->
         [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}",
          "--livereload"],
         cwd=copy, stdout=log, stderr=subprocess.STDOUT, text=True,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        # The site's home as the shared test build has it, which site_path() reads.
+        env={**os.environ, **SITE_HOME, "NO_MKDOCS_2_WARNING": "1"},
     )
     try:
         problem = serving(url, server, timeout=90)
