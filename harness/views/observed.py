@@ -146,9 +146,10 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
     held = [label for label, s in states.items() if all(x == "held" for x in s)]
     if columns:
         holding = [r for r in columns if _label(r) in held]
-        body.append(f"{word(lang, 'held_everywhere')}: "
-                    f"{cell('torch ' + _builds(holding, lang)) if holding else word(lang, 'none')}"
-                    f" ({', '.join(cell(h) for h in held) or word(lang, 'none')}).")
+        listed = ", ".join(cell(h) for h in held) or word(lang, "none")
+        if len(holding) >= 3:  # a range first, then each build
+            listed = f"{cell('torch ' + _builds(holding, lang))} ({listed})"
+        body.append(f"{word(lang, 'held_everywhere')}: {listed}.")
         for index, e in enumerate(expectations):
             failed = [label for label, s in states.items() if s[index] == "failed"]
             if failed:

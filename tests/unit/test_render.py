@@ -38,7 +38,8 @@ def test_each_build_is_a_column_and_failures_are_shown() -> None:
                             records=[record("2.13.0+cpu", 6.0), record("2.14.1", 7.0)], lang="es")
     text = block.markdown
     assert text.startswith('<details class="failure harness-observed" open markdown="1">\n'
-                           "<summary>✗ No se cumple: g</summary>")
+                           "<summary>✗ No se cumple: g · torch 2.14.1; se cumplió en torch "
+                           "2.13.0+cpu</summary>")
     assert "Se cumplió en: torch 2.13.0+cpu (cpu)." in text
     assert "<code>g</code> no se cumplió en: torch 2.14.1 (cpu)." in text
     assert '<span class="harness-bad">✗ <code>7</code> (torch.float32)' in text
@@ -88,7 +89,8 @@ def test_stale_observation_is_marked_and_reported_with_its_line() -> None:
     assert "<strong>stale</strong> · " in block.markdown
     assert block.stale == [
         "results/2.13.0+cpu/cpu.examples.jsonl:3: observation of 'p/s' (g) was recorded from "
-        "other code; run `python -m harness record --only examples`"
+        "other code; run `python -m harness record --only examples` with torch 2.13.0+cpu "
+        "(CONTRIBUTING, «Adding an example», 6)"
     ]
     assert "- <code>g</code>: 2·3 = 6 (en)" in block.markdown
 
