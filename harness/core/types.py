@@ -163,7 +163,7 @@ class TrialSpec:
 
     name: str
     workload: str
-    """Key of the workload function in :mod:`harness.workloads`."""
+    """Key of the workload function in :mod:`harness.run.workloads`."""
     task: str
     """``inference``, ``training``, ``gradients`` or ``compute``."""
     dtype: str

@@ -83,7 +83,7 @@ def describe(
 ) -> Environment:
     """The environment of a record made on ``device`` by trials using ``threads``.
 
-    ``key`` is the record's device key (``harness.store.device_key``); the caller
+    ``key`` is the record's device key (``harness.records.store.device_key``); the caller
     passes it because the store sits in a later layer than this module. ``session``
     names the recording job (several builds recorded interleaved on one machine share
     it); by default it is read from the ``HARNESS_RECORD_SESSION`` environment

@@ -1,7 +1,7 @@
 """The work a trial measures. torch is imported inside each function.
 
 A workload is a public module-level function taking exactly the keyword-only
-arguments ``spec`` and ``device`` (``harness.trials`` finds them by that
+arguments ``spec`` and ``device`` (``harness.sources.trials`` finds them by that
 signature, in this file's text). It builds its inputs (the "load" the timer
 keeps apart) and returns a :class:`Work`: the callable the steady-state timer
 repeats, a quality check against a reference computed in

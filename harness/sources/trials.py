@@ -1,6 +1,6 @@
 """Reading the measured trials declared in ``harness/trials.toml``. No torch import.
 
-A trial is data (:class:`~harness.model.TrialSpec`); the work it names is a
+A trial is data (:class:`~harness.core.types.TrialSpec`); the work it names is a
 function in ``harness/run/workloads.py``. :func:`spec_sha256` hashes both the
 declared fields and the *source text* of that function (and of the module-level
 helpers it calls), read with :mod:`ast`, so editing a workload makes every row
