@@ -18,8 +18,8 @@ from tests.browser.browsing import ARTICLES, screenshot, switch_palette
 pytestmark = pytest.mark.browser
 
 MEDIR_BEFORE_PX = 19_000
-PAGES = ["", *(f"{a}/" for a in ARTICLES), *(f"cuadernos/{a}/" for a in ARTICLES),
-         "en/", "en/medir-pytorch/"]
+PAGES = ["", *(f"{a}/" for a in ARTICLES), "deriva-entre-versiones/",
+         *(f"cuadernos/{a}/" for a in ARTICLES), "en/", "en/medir-pytorch/"]
 
 
 def _eval(tab: Any, script: str) -> Any:

@@ -23,7 +23,8 @@ from tests.browser.browsing import ARTICLES, screenshot
 
 pytestmark = pytest.mark.browser
 
-SPANISH_PAGES = ["", *(f"{slug}/" for slug in ARTICLES), *(f"cuadernos/{s}/" for s in ARTICLES)]
+SPANISH_PAGES = ["", *(f"{slug}/" for slug in ARTICLES), "deriva-entre-versiones/",
+                 *(f"cuadernos/{s}/" for s in ARTICLES)]
 PAGES = [*SPANISH_PAGES, *(f"en/{page}" for page in SPANISH_PAGES)]
 
 
