@@ -174,6 +174,13 @@ class DeviceRecord:
     def environment_of(self, run_id: str) -> Environment:
         return self.environments[run_id]
 
+    def environment_of_runs(self, run_ids: set[str]) -> Environment:
+        """The newest environment among ``run_ids`` (the runs that made what a view shows):
+        a set may hold runs from several machines, and each figure is attributed to the
+        run that made it, not to the set's newest run."""
+        found = [self.environments[r] for r in run_ids if r in self.environments]
+        return max(found, key=lambda e: (e.date, e.run_id)) if found else self.environment
+
     # Indexes built once, on first lookup: a drift report or a page asks for every trial
     # and every observation, so a scan per lookup made it quadratic in the rows (291 s
     # at 90,000 rows). cached_property stores into the instance's __dict__, which a

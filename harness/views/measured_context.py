@@ -61,7 +61,7 @@ class Context:
 def row_environment(record: DeviceRecord, rows: list[TrialRow], lang: str, *,
                     html: bool = False) -> str:
     """Short environment: device, threads, torch build, date (and memory method)."""
-    env = record.environment
+    env = record.environment_of_runs({r.run_id for r in rows})
     threads = sorted({int(r.threads) for r in rows}) or [env.threads if env else 1]
     threads_word = word(lang, "thread") if threads == [1] else word(lang, "threads_word")
     name = (env.device_name if env else "") or record.device_key

@@ -6,6 +6,8 @@ text goes through :func:`harness.text.markdown.html_text`.
 
 from __future__ import annotations
 
+import re
+
 from harness.core.rows import CSV_HEADER, TrialRow
 from harness.core.types import DEVICE_TYPES, TrialSpec
 from harness.records.rows import format_rows
@@ -84,7 +86,7 @@ def _table(context: Context, specs: list[TrialSpec], records: list[DeviceRecord]
         for record, found in by_build:
             row = found.get(spec.name)
             cells = missing_cells(lang) if row is None else compact_cells(
-                row, spec, record.environment, lang, stale=context.is_stale(row))
+                row, spec, record.environment_of(row.run_id), lang, stale=context.is_stale(row))
             failing = row is not None and row.failed and row.dtype != spec.reference_dtype
             entries.append((spec, record, cells, failing))
     # A column with one value in every row says it once, in the caption.
@@ -115,27 +117,46 @@ def _table(context: Context, specs: list[TrialSpec], records: list[DeviceRecord]
                       css="harness-table harness-compact")
 
 
+def _device(context: Context, group: str, device_type: str) -> tuple[list[str], int]:
+    """The HTML pieces of one device type's table, and how many of its rows failed."""
+    parts = [f'<p class="harness-device"><strong>{word(context.lang, device_type)}</strong></p>']
+    records = [r for r in context.records.items if r.device_type == device_type]
+    specs = _specs(context, group, device_type)
+    if not records:
+        return [*parts, _missing_line(context, device_type),
+                expectation_block(context, specs, records)], 0
+    built = {r.torch_build for r in records}
+    absent = [b for b in context.records.builds if b not in built]
+    note = (f"<em>{word(context.lang, 'missing')}</em> {word(context.lang, 'for_build')} "
+            f"{', '.join(html_text(b) for b in absent)}") if absent else ""
+    names = {s.name for s in specs}
+    failed = sum(1 for r in records for row in r.rows if row.trial in names and row.failed)
+    return [*parts, _table(context, specs, records, note),
+            expectation_block(context, specs, records), bare_loop_lines(context, specs, records),
+            _all_columns(context, group, records)], failed
+
+
 def measurements(context: Context, group: str, device_types: list[str]) -> str:
-    """One compact table per device type, one row per trial and recorded build."""
-    parts: list[str] = []
-    for device_type in device_types:
-        parts.append(f'<p class="harness-device"><strong>{word(context.lang, device_type)}'
-                     "</strong></p>")
-        records = [r for r in context.records.items if r.device_type == device_type]
-        specs = _specs(context, group, device_type)
-        if not records:
-            parts.append(_missing_line(context, device_type))
-            parts.append(expectation_block(context, specs, records))
-            continue
-        built = {r.torch_build for r in records}
-        absent = [b for b in context.records.builds if b not in built]
-        note = (f"<em>{word(context.lang, 'missing')}</em> {word(context.lang, 'for_build')} "
-                f"{', '.join(html_text(b) for b in absent)}") if absent else ""
-        parts.append(_table(context, specs, records, note))
-        parts.append(expectation_block(context, specs, records))
-        parts.append(bare_loop_lines(context, specs, records))
-        parts.append(_all_columns(context, group, records))
-    return "\n".join(parts) + "\n"
+    """One compact table per device type, one row per trial and recorded build. With
+    more than one device type, each is a tab, in the HTML Material styles for
+    pymdownx.tabbed's alternate style (radio inputs, labels, blocks): a label counts its
+    failing rows, so a failure is named even in a tab the reader has not opened."""
+    devices = [(d, *_device(context, group, d)) for d in device_types]
+    if len(devices) < 2:
+        return "\n".join(p for _, parts, _ in devices for p in parts) + "\n"
+    name = f"__tabbed_{re.sub(r'[^a-z0-9]+', '_', group.lower())}"
+    inputs, labels, blocks = [], [], []
+    for index, (device_type, parts, failed) in enumerate(devices, start=1):
+        checked = ' checked="checked"' if index == 1 else ""
+        inputs.append(f'<input{checked} id="{name}_{index}" name="{name}" type="radio" />')
+        label = word(context.lang, device_type) + (f" · {failed} ✗" if failed else "")
+        labels.append(f'<label for="{name}_{index}">{html_text(label)}</label>')
+        body = "\n".join(p for p in parts if p)
+        blocks.append(f'<div class="tabbed-block">\n{body}\n</div>')
+    return (f'<div class="tabbed-set tabbed-alternate" data-tabs="1:{len(devices)}">\n'
+            f'{"".join(inputs)}<div class="tabbed-labels">{"".join(labels)}'
+            f'</div>\n<div class="tabbed-content">\n' + "\n".join(blocks)
+            + "\n</div>\n</div>\n")
 
 
 def _ratio(context: Context, row: TrialRow, base: TrialRow, record: DeviceRecord,
@@ -149,7 +170,8 @@ def _ratio(context: Context, row: TrialRow, base: TrialRow, record: DeviceRecord
             return f"— ({word(lang, 'reason_quality')})"
         if context.is_stale(one):
             return f"— ({word(lang, 'stale')})"
-    if record.environment.device_name != first.environment.device_name:
+    if (record.environment_of(row.run_id).device_name
+            != first.environment_of(base.run_id).device_name):
         return f"— ({word(lang, 'reason_other_device')})"
     assert row.latency and base.latency
     return f"{decimal(row.latency / base.latency, lang)}×"

@@ -51,7 +51,7 @@ def recorded_output(snippet: Snippet, expectations: list[Expectation],
     width = max(len(e.name) for e in expectations)
     lines = [f"{e.name:<{width}} = {_value(found.get(e.name), snippet, lang)}"
              for e in expectations]
-    env = record.environment
+    env = record.environment_of_runs({o.run_id for o in found.values()})
     device = env.device_name or env.cpu_model or record.device_key
     where = word(lang, record.device_type) if record.device_type in ("cpu", "cuda") else ""
     device = f"{where} · {device}" if where and where != device else device

@@ -32,9 +32,11 @@ _MESSAGE = 90
 """Characters of an exception message shown in the cell (the rest in its tooltip)."""
 
 
-def environment_line(record: DeviceRecord, lang: str, *, date: str = "") -> str:
-    """torch build, device, threads and date (``date`` overrides the record's own)."""
-    env = record.environment
+def environment_line(record: DeviceRecord, lang: str, *, snippet: str, date: str = "") -> str:
+    """torch build, device, threads and date of the runs that observed ``snippet`` (``date``
+    overrides the run's own)."""
+    env = record.environment_of_runs({o.run_id for o in record.observations
+                                      if o.snippet == snippet})
     where = env.device_name or env.cpu_model or record.device_key
     threads = word(lang, "thread" if env.threads == 1 else "threads_word")
     return (f"torch {cell(env.torch_build)} · {cell(where)} · {env.threads} {threads}"
@@ -158,7 +160,9 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
         body.append("")
         for record in columns:
             dates = [o.date for o in record.observations if o.snippet == snippet.id and o.date]
-            body.append(f"- {environment_line(record, lang, date=max(dates, default=''))} · "
+            where = environment_line(record, lang, snippet=snippet.id,
+                                     date=max(dates, default=""))
+            body.append(f"- {where} · "
                         f"{word(lang, 'snippet')} {breakable(code(snippet.id))} "
                         f"{code('sha256:' + snippet.sha256[:12])}")
     else:
@@ -207,7 +211,11 @@ def _heading(expectations: list[Expectation], columns: list[DeviceRecord],
         return "failure", f"✗ {word(lang, 'verdict_fail')}: {', '.join(failed)}{where}"
     names = ", ".join(e.name for e in expectations)
     builds = _builds(columns, lang)
-    devices = ", ".join(dict.fromkeys(r.environment.device_name or r.device_key for r in columns))
+    snippet = expectations[0].snippet
+    envs = [r.environment_of_runs({o.run_id for o in r.observations if o.snippet == snippet})
+            for r in columns]
+    devices = ", ".join(dict.fromkeys(e.device_name or r.device_key
+                                      for e, r in zip(envs, columns, strict=True)))
     if "known" in every:
         known = sorted({expectations[i].name for values in states.values()
                         for i, s in enumerate(values) if s == "known"})
