@@ -118,7 +118,10 @@ def _median(samples: tuple[float, ...]) -> float:
 def setup_of(device: str, records: list[DeviceRecord]) -> Setup:
     """What differs between ``records`` (one device key) besides torch."""
     builds = tuple(r.torch_build for r in records)
-    sessions = {e.session for r in records for e in r.environments.values()}
+    # The runs that measured the compared timings: an examples run kept from another
+    # session (its observations unchanged) measured nothing compared here.
+    sessions = {r.environment_of(row.run_id).session for r in records
+                for row in [*r.rows, *r.control_rows]}
     variants = tuple(dict.fromkeys(_variant(b) for b in builds))
     one_session = len(sessions) == 1 and "" not in sessions
     return Setup(device=device, builds=builds, one_session=one_session,
