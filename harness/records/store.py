@@ -192,19 +192,24 @@ class DeviceRecord:
             found.setdefault(r.trial, r)  # the first row of a trial, as a scan would find
         return found
 
-    @functools.cached_property
-    def _observations_by_key(self) -> dict[tuple[str, str], Observation]:
-        found: dict[tuple[str, str], Observation] = {}
-        for o in self.observations:
-            found.setdefault((o.snippet, o.name), o)
-        return found
-
     def row(self, trial: str) -> TrialRow | None:
         """The (first) row of ``trial``; ``None`` if the set has none."""
         return self._rows_by_trial.get(trial)
 
+    @functools.cached_property
+    def _observations_by_snippet(self) -> dict[str, list[Observation]]:
+        found: dict[str, list[Observation]] = {}
+        for o in self.observations:
+            found.setdefault(o.snippet, []).append(o)
+        return found
+
+    def observations_of(self, snippet: str) -> list[Observation]:
+        """The observations of one snippet (indexed: a page asks for every snippet)."""
+        return self._observations_by_snippet.get(snippet, [])
+
     def observation(self, snippet: str, name: str) -> Observation | None:
-        return self._observations_by_key.get((snippet, name))
+        """The (first) observation of ``name`` in ``snippet``; a snippet has a handful."""
+        return next((o for o in self.observations_of(snippet) if o.name == name), None)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -23,7 +23,7 @@ __all__ = ["choose_record", "recorded_output"]
 
 def choose_record(records: list[DeviceRecord], snippet_id: str) -> DeviceRecord | None:
     """The newest CPU build that observed ``snippet_id`` (any device when no CPU did)."""
-    observed = [r for r in records if any(o.snippet == snippet_id for o in r.observations)]
+    observed = [r for r in records if r.observations_of(snippet_id)]
     cpu = [r for r in observed if r.device_type == "cpu"] or observed
     return max(cpu, key=lambda r: (version_key(r.torch_build), r.torch_build, r.device_key),
                default=None)
@@ -47,7 +47,7 @@ def recorded_output(snippet: Snippet, expectations: list[Expectation],
     record = choose_record(records, snippet.id)
     if record is None or not expectations:
         return None
-    found = {o.name: o for o in record.observations if o.snippet == snippet.id}
+    found = {o.name: o for o in record.observations_of(snippet.id)}
     width = max(len(e.name) for e in expectations)
     lines = [f"{e.name:<{width}} = {_value(found.get(e.name), snippet, lang)}"
              for e in expectations]

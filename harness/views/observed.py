@@ -35,8 +35,7 @@ _MESSAGE = 90
 def environment_line(record: DeviceRecord, lang: str, *, snippet: str, date: str = "") -> str:
     """torch build, device, threads and date of the runs that observed ``snippet`` (``date``
     overrides the run's own)."""
-    env = record.environment_of_runs({o.run_id for o in record.observations
-                                      if o.snippet == snippet})
+    env = record.environment_of_runs({o.run_id for o in record.observations_of(snippet)})
     where = env.device_name or env.cpu_model or record.device_key
     threads = word(lang, "thread" if env.threads == 1 else "threads_word")
     return (f"torch {cell(env.torch_build)} · {cell(where)} · {env.threads} {threads}"
@@ -106,11 +105,11 @@ def _label(record: DeviceRecord) -> str:
 def render_observed(*, snippet: Snippet, expectations: list[Expectation],
                     records: list[DeviceRecord], lang: str) -> ObservedBlock:
     """The block of one example: one column per distinct observation across records."""
-    columns = [r for r in records if any(o.snippet == snippet.id for o in r.observations)]
+    columns = [r for r in records if r.observations_of(snippet.id)]
     cells: dict[str, list[tuple[str, str]]] = {}
     stale: list[str] = []
     for record in columns:
-        found = {(o.snippet, o.name): o for o in record.observations}
+        found = {(o.snippet, o.name): o for o in record.observations_of(snippet.id)}
         cells[_label(record)] = [_cell(e, found.get((e.snippet, e.name)), snippet, lang)
                                  for e in expectations]
         for e, (_, state) in zip(expectations, cells[_label(record)], strict=True):
@@ -159,7 +158,7 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
                             f"{', '.join(cell(f) for f in failed)}.")
         body.append("")
         for record in columns:
-            dates = [o.date for o in record.observations if o.snippet == snippet.id and o.date]
+            dates = [o.date for o in record.observations_of(snippet.id) if o.date]
             where = environment_line(record, lang, snippet=snippet.id,
                                      date=max(dates, default=""))
             body.append(f"- {where} · "
@@ -212,7 +211,7 @@ def _heading(expectations: list[Expectation], columns: list[DeviceRecord],
     names = ", ".join(e.name for e in expectations)
     builds = _builds(columns, lang)
     snippet = expectations[0].snippet
-    envs = [r.environment_of_runs({o.run_id for o in r.observations if o.snippet == snippet})
+    envs = [r.environment_of_runs({o.run_id for o in r.observations_of(snippet)})
             for r in columns]
     devices = ", ".join(dict.fromkeys(e.device_name or r.device_key
                                       for e, r in zip(envs, columns, strict=True)))
