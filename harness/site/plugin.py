@@ -285,8 +285,12 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
             for marker in find_markers(markdown, shown):
                 rendered = render_marker(marker, site, page)
                 warnings += rendered.stale
-                pieces += [markdown[position : marker.start], rendered.markdown,
-                           rerecord_hint(rendered.stale, lang)]
+                text = rendered.markdown + rerecord_hint(rendered.stale, lang)
+                # A marker indented into an admonition: what it renders takes its indentation.
+                indent = markdown[markdown.rfind("\n", 0, marker.start) + 1: marker.start]
+                if indent and not indent.strip():
+                    text = text.replace("\n", "\n" + indent).rstrip(" ")
+                pieces += [markdown[position : marker.start], text]
                 position = marker.end
             pieces.append(markdown[position:])
         except HarnessError as exc:

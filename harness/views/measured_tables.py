@@ -120,13 +120,16 @@ def _table(context: Context, specs: list[TrialSpec], records: list[DeviceRecord]
 def _device(context: Context, group: str, device_type: str) -> tuple[list[str], int]:
     """The HTML pieces of one device type's table, and how many of its rows failed."""
     parts = [f'<p class="harness-device"><strong>{word(context.lang, device_type)}</strong></p>']
-    records = [r for r in context.records.items if r.device_type == device_type]
+    # Sets that measure trials: an examples-only set (a test-matrix build) has no row to
+    # show here, and is not a build whose rows are missing either.
+    measuring = [r for r in context.records.items if r.rows]
+    records = [r for r in measuring if r.device_type == device_type]
     specs = _specs(context, group, device_type)
     if not records:
         return [*parts, _missing_line(context, device_type),
                 expectation_block(context, specs, records)], 0
     built = {r.torch_build for r in records}
-    absent = [b for b in context.records.builds if b not in built]
+    absent = [b for b in dict.fromkeys(r.torch_build for r in measuring) if b not in built]
     note = (f"<em>{word(context.lang, 'missing')}</em> {word(context.lang, 'for_build')} "
             f"{', '.join(html_text(b) for b in absent)}") if absent else ""
     names = {s.name for s in specs}

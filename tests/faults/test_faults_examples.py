@@ -70,6 +70,18 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     leaking = root / "snippets/elegir-pytorch/respuesta_conocida.py"
     leaking.write_text(leaking.read_text() + "torch.set_default_dtype(torch.float64)\n"
                        "open('escrito.txt', 'w').write('x')\n")
+    # What the runner guards from outside the page (harness/run/guards.py, seal.py):
+    # a write into the checkout by an absolute path, a changed working directory, and a
+    # network connection (the page has no network). None stops its page.
+    absolute = root / "snippets/que-es-pytorch/metadatos_tensor.py"
+    absolute.write_text(absolute.read_text() + f"open({str(root / 'docs')!r} + '/absoluto.md', "
+                        "'w').write('x')\n")
+    moving = root / "snippets/que-es-pytorch/tipos_distintos.py"
+    moving.write_text(moving.read_text() + "import os\nos.chdir('/')\n")
+    calling = root / "snippets/que-es-pytorch/pesos_seguros.py"
+    calling.write_text(calling.read_text() + "import socket\n"
+                       "socket.create_connection(('127.0.0.1', 9), timeout=2)\n")
+    lines["network"] = calling.read_text().count("\n")
     running = _pytest(root)
 
     static = _copy(tmp_path_factory, "reading")
@@ -143,6 +155,21 @@ def test_global_state_left_changed_names_the_snippet(report) -> None:
 
 def test_a_snippet_cannot_write_into_the_checkout(report) -> None:
     assert not list(report["root"].rglob("escrito.txt"))
+
+
+def test_what_a_snippet_changes_outside_its_page_is_a_failure_naming_it(report) -> None:
+    out = report["out"]
+    assert ("snippets/que-es-pytorch/metadatos_tensor.py: snippet 'que-es-pytorch/metadatos_tensor'"
+            " changed files of the checkout: docs/absoluto.md (created)") in out
+    assert ("snippets/que-es-pytorch/tipos_distintos.py: snippet 'que-es-pytorch/tipos_distintos' "
+            "changed the working directory to /") in out
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="network namespaces")
+def test_a_snippet_that_opens_a_connection_fails_naming_its_line(report) -> None:
+    assert (f"snippets/que-es-pytorch/pesos_seguros.py:{report['lines']['network']}: snippet "
+            "'que-es-pytorch/pesos_seguros' raised") in report["out"]
+    assert "Network is unreachable" in report["out"]
 
 
 def test_an_expectation_sees_only_its_own_snippet(report) -> None:
