@@ -24,6 +24,7 @@ from harness.commands.checkout import add_root_option, root_of
 from harness.commands.page_markers import marker_problems
 from harness.core.errors import HarnessError
 from harness.records.store import load_all
+from harness.records.validate import CONTRADICTS
 from harness.sources.checks import check_project
 from harness.sources.project import Project
 from harness.sources.seed_fidelity import seed_problems
@@ -55,6 +56,8 @@ class _Page:
     sources_failed: bool = False
     """The page's sources have a problem its examples would report again."""
     blocking: bool = False
+    contradicted: bool = False
+    """A record contradicts one of the page's expectations (the markers step said so)."""
     """An earlier step found a problem the notebooks and the build would report again."""
 
     @property
@@ -104,6 +107,7 @@ def _markers(page: _Page) -> Outcome:
         return Outcome(skipped="the page's sources could not be read (above)")
     problems = marker_problems(page.project, page.slug)
     page.blocking = page.blocking or bool(problems)
+    page.contradicted = any(CONTRADICTS in p for p in problems)
     return Outcome(problems=problems)
 
 
@@ -118,6 +122,9 @@ def _examples(page: _Page) -> Outcome:
     if page.project is None or page.sources_failed:
         return Outcome(skipped="the page's sources have the problems above; its examples "
                                "would report them again")
+    if page.contradicted:  # one mistake, one message: the example would fail on it too
+        return Outcome(skipped="a recorded value contradicts an expectation (above); the "
+                               "example would report the same mistake")
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "--no-header", "-p", "no:randomly",
          "-p", "no:cacheprovider", "--tb=short", str(page.shown)],

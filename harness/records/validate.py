@@ -20,7 +20,11 @@ from harness.records.published import check_published
 from harness.records.store import DeviceRecord, Records
 from harness.sources.project import Project
 
-__all__ = ["check_records", "consistency_problems"]
+__all__ = ["CONTRADICTS", "check_records", "consistency_problems"]
+
+#: How a recorded value that an expectation rejects is reported (``make check`` knows the
+#: page's examples would report the same mistake again).
+CONTRADICTS = "contradicts the analytic expectation"
 
 
 def consistency_problems(record: DeviceRecord, *, results: Path, root: Path,
@@ -50,6 +54,8 @@ def check_records(
     problems = check_published(records, results, root=project.root)
     expectations = {(e.snippet, e.name): e for items in project.expectations.values()
                     for e in items}
+    # One wrong expectation is one mistake: its contradicting records are listed together.
+    contradicted: dict[tuple[str, str], list[str]] = {}
     for record in records.items:
         problems += consistency_problems(record, results=results, root=project.root, specs=specs)
         for row in record.rows:
@@ -75,11 +81,18 @@ def check_records(
                 continue  # stale: the page marks it and the build warns separately
             verdict = compare(expectation, observation)
             if not verdict.holds and not expectation.known_failure:
-                problems.append(
-                    f"{where}: recorded {name!r} = "
-                    f"{format_value(observation.value, kind=observation.kind)} "
-                    f"contradicts the analytic expectation at {expectation.location} "
-                    f"({verdict.reason}); fix the derivation or the snippet, or declare "
-                    'known_failure = "why" on the expectation so the page shows it as such'
-                )
+                if (snippet, name) not in contradicted:
+                    problems.append(
+                        f"{where}: recorded {name!r} = "
+                        f"{format_value(observation.value, kind=observation.kind)} "
+                        f"{CONTRADICTS} at {expectation.location} "
+                        f"({verdict.reason}); fix the derivation or the snippet, or declare "
+                        'known_failure = "why" on the expectation so the page shows it as '
+                        "such")
+                contradicted.setdefault((snippet, name), []).append(str(where))
+    for places in contradicted.values():
+        if len(places) > 1:  # the first message above names the first; say where else
+            index = next(i for i, p in enumerate(problems)
+                         if p.startswith(places[0]) and CONTRADICTS in p)
+            problems[index] += f" (so do {', '.join(places[1:])})"
     return problems

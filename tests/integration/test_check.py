@@ -72,7 +72,10 @@ def _unmarked_prose(root: Path) -> str:
 def _wrong_value(root: Path) -> str:
     inject(root / "snippets/que-es-pytorch/expectations.toml",
            'name = "x.grad"\nvalue = 6.0\n', 'name = "x.grad"\nvalue = 7.0\n')
-    return r"docs/que-es-pytorch\.md:\d+: .*x\.grad"
+    # Reported by the records that contradict it; the example step does not repeat it.
+    return (r"recorded 'x\.grad' = 6 contradicts the analytic expectation at "
+            r"snippets/que-es-pytorch/expectations\.toml:\d+(?s:.*)"
+            r"not run: a recorded value contradicts an expectation")
 
 
 #: mistake → (inject it, returning the pattern its message must match; the failed step).
@@ -82,7 +85,7 @@ MISTAKES = {
     "stale-record": (_stale_record, "markers"),
     "twin-missing-marker": (_twin_missing_marker, "sources"),
     "unmarked-prose": (_unmarked_prose, "seeds"),
-    "wrong-value": (_wrong_value, "examples"),
+    "wrong-value": (_wrong_value, "markers"),
 }
 
 
