@@ -14,10 +14,14 @@ one under another name, so the copy builds `--strict` exactly as the site does.
 from __future__ import annotations
 
 import argparse
-import json
+import dataclasses
+import datetime
 import re
 import shutil
 from pathlib import Path
+
+from harness.records.commit import commit_set
+from harness.records.store import SetPaths, load_all, read_observations
 
 __all__ = ["ARTICLES", "make_big_site"]
 
@@ -57,15 +61,28 @@ def _copy_article(root: Path, slug: str, new: str) -> None:
     shutil.copytree(root / "snippets" / slug, root / "snippets" / new,
                     ignore=shutil.ignore_patterns("__pycache__"))
     for examples in (root / "results").glob("*/*.examples.jsonl"):
-        copies = []
-        for line in examples.read_text(encoding="utf-8").splitlines():
-            observation = json.loads(line)
-            if observation.get("snippet", "").startswith(f"{slug}/"):
-                observation["snippet"] = _renamed(observation["snippet"], slug, new)
-                copies.append(json.dumps(observation, ensure_ascii=False))
-        if copies:
-            with examples.open("a", encoding="utf-8") as handle:
-                handle.write("".join(f"{line}\n" for line in copies))
+        _record_copies(examples, slug, new)
+
+
+def _record_copies(examples: Path, slug: str, new: str) -> None:
+    """The article's observations under its new slug, written the way a run writes them
+    (commit_set, as a run of their own, with its digest): appending them to the original
+    runs would be a hand edit, which the build rightly refuses."""
+    key = examples.name.removesuffix(".examples.jsonl")
+    paths = SetPaths.of(examples.parent.parent, examples.parent.name, key)
+    observed = [o for _, o in read_observations(examples, examples)
+                if o.snippet.startswith(f"{slug}/")]
+    if not observed:
+        return
+    record = next(r for r in load_all(examples.parent.parent).items
+                  if r.torch_build == examples.parent.name and r.device_key == key)
+    run = f"{observed[0].run_id}-{new}"
+    now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    environment = dataclasses.replace(record.environment_of(observed[0].run_id), run_id=run,
+                                      date=now, digest={}, trials=())
+    commit_set(paths, environment=environment, observations=[
+        dataclasses.replace(o, snippet=_renamed(o.snippet, slug, new), run_id=run, date=now)
+        for o in observed])
 
 
 def make_big_site(target: Path, *, articles: int) -> Path:
