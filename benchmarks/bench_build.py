@@ -45,26 +45,17 @@ __all__ = ["TARGETS", "cpu_seconds", "floor_n", "floor_p", "main"]
 #: (harness build, floor) → the most its median ratio may be (issue 17).
 TARGETS = {"cold": ("floor N", 1.2), "warm": ("floor P", 1.0)}
 
-#: The floor-N hook: mkdocs-jupyter's wrapper back on the notebooks after static-i18n
-#: (what harness/site/notebooks.py does inside the harness).
+#: The floor-N hook: mkdocs-jupyter's wrapper back on the notebooks after static-i18n,
+#: with the harness's own function for it (imported alone: no plugin of the harness runs).
 REWRAP = '''\
 from mkdocs.plugins import event_priority
+
+from harness.site.notebooks import rewrap_notebooks
 
 
 @event_priority(-110)  # after mkdocs-static-i18n's on_files (-100)
 def on_files(files, config):
-    from mkdocs_jupyter.plugin import NotebookFile
-
-    jupyter = config.plugins["mkdocs-jupyter"]
-    for file in list(files):
-        if isinstance(file, NotebookFile) or not jupyter.should_include(file):
-            continue
-        wrapped = NotebookFile(file, **config)
-        wrapped.dest_path, wrapped.abs_dest_path = file.dest_path, file.abs_dest_path
-        wrapped.url = file.url
-        files.remove(file)
-        files.append(wrapped)
-    return files
+    return rewrap_notebooks(files, config, config.plugins["mkdocs-jupyter"])
 '''
 
 

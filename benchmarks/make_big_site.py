@@ -18,7 +18,11 @@ import dataclasses
 import datetime
 import re
 import shutil
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from support import copy_project  # noqa: E402
 
 from harness.records.commit import commit_set
 from harness.records.store import SetPaths, load_all, read_observations
@@ -88,13 +92,7 @@ def _record_copies(examples: Path, slug: str, new: str) -> None:
 def make_big_site(target: Path, *, articles: int) -> Path:
     """The site copied into ``target`` with ``articles`` articles in all (at least the
     real ones); returns ``target``."""
-    target.mkdir(parents=True, exist_ok=True)
-    for name in SITE:
-        source = ROOT / name
-        if source.is_dir():
-            shutil.copytree(source, target / name, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy2(source, target / name)
+    copy_project(target, SITE)
     nav: list[str] = []
     copy = 1
     while len(ARTICLES) * copy < articles:
