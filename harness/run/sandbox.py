@@ -54,8 +54,6 @@ class Answer:
     """Why the snippet did not complete (raised, exited, timed out, crashed)."""
     changed: dict[str, tuple[str, str]] = field(default_factory=dict)
     """torch settings that differ from when the page started: name → (before, after)."""
-    seconds: float = 0.0
-    """Wall time of the snippet itself, measured in the page process."""
     imported: tuple[str, ...] = ()
     """Modules the snippet imported for the first time in its page process."""
 
@@ -156,7 +154,7 @@ class PageRunner:
         problems = [data["failure"], *self._left_behind(shown, snippet_id, data, before)]
         return Answer(observations=data["observations"],
                       failure="\n".join(p for p in problems if p),
-                      changed=changed, seconds=data["seconds"],
+                      changed=changed,
                       imported=tuple(data["imported"]))
 
     def _left_behind(self, shown: Path, snippet_id: str, data: dict[str, Any],

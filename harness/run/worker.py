@@ -4,7 +4,7 @@ connection.
 
 :func:`serve` is the target of the page's :class:`multiprocessing.Process`. Each
 request is ``{"token", "path", "shown", "id", "names"}`` (``None`` ends the page); each
-answer is ``{"token", "observations": [...], "failure": str, "state": {...}, "seconds": float,
+answer is ``{"token", "observations": [...], "failure": str, "state": {...},
 "imported": [...], "threads": [...]}``, the token being the request's. Before each
 snippet the page gets what a standalone run starts with (working directory, fresh random
 state); the page process itself is sealed by :mod:`harness.run.seal`. A snippet's own
@@ -19,7 +19,6 @@ import inspect
 import os
 import sys
 import threading
-import time
 import traceback
 from collections.abc import Callable
 from multiprocessing.connection import Connection
@@ -131,13 +130,12 @@ def _answer(request: dict[str, Any], page: _Page) -> dict[str, Any]:
     page.namespace.setdefault("__name__", "__main__")
     page.fresh()
     before = set(sys.modules)
-    start = time.perf_counter()
     failure = ""
     try:
         exec(code, page.namespace)
     except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt included
         failure = _failure(exc, shown, snippet_id)
-    common = {"token": request["token"], "seconds": time.perf_counter() - start,
+    common = {"token": request["token"],
               "imported": sorted(set(sys.modules) - before), "threads": _left_running(),
               "state": {**page.read_state(), **page.replaced()}}
     if failure:

@@ -44,8 +44,8 @@ def _page(tmp_path: Path, mode: str, monkeypatch: pytest.MonkeyPatch) -> list[st
     def run(runner: PageRunner, name: str, names: list[str], timeout: float = 30) -> str:
         answer = runner.run(path=tmp_path / f"{name}.py", shown=Path(f"{name}.py"),
                             snippet_id=name, names=names, timeout=timeout)
-        # Timing and first imports differ between the two ways of starting a page.
-        answer = dataclasses.replace(answer, seconds=0.0, imported=())
+        # First imports differ between the two ways of starting a page.
+        answer = dataclasses.replace(answer, imported=())
         return re.sub(r"harness-page-\w+", "SCRATCH", repr(answer))
 
     assert sandbox.context().get_start_method() == mode
