@@ -17,9 +17,14 @@ if importlib.util.find_spec("torch") is None:
     pytest.skip("timing needs torch", allow_module_level=True)
 
 #: Largest difference accepted between the first trial's memory and the same trial's
-#: later in the run: an eighth of matmul_256_float64's 2 MiB of data (the one-time
-#: set-up it used to carry was about 11 MiB).
-MEMORY_TOLERANCE = 256 * 1024
+#: later in the run. The one-time set-up the first trial used to carry was about
+#: 11 MiB. What the method cannot resolve is the matmul kernel's own workspace:
+#: its first call grows the resident set by 512 KiB (A, B and the output are 1.5 MiB),
+#: and the method counts those pages only when they are new to the process. A CI
+#: machine once read 2,113,536 then 1,581,056 bytes for the same trial (the kernel
+#: reused pages it already held), so a tolerance below one workspace failed there;
+#: half of the trial's data stays far below the set-up.
+MEMORY_TOLERANCE = 768 * 1024
 
 SCRIPT = r"""
 import dataclasses, json
