@@ -119,7 +119,7 @@ class Sites:
         if cold:
             shutil.rmtree(cache, ignore_errors=True)
             shutil.rmtree(root / ".cache", ignore_errors=True)  # mkdocs-jupyter's own
-        env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "HARNESS_CACHE": str(cache)}
+        env = {**os.environ, "HARNESS_CACHE": str(cache)}
         site = self.scratch / f"site-{name.replace(' ', '-')}"
         return cpu_seconds([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)],
                            cwd=root, env=env)

@@ -99,7 +99,7 @@ def tree_cpu_seconds(command: list[str], *, cwd: Path, env: dict[str, str]) -> f
 
 
 def _env(cache: Path) -> dict[str, str]:
-    return {**os.environ, "NO_MKDOCS_2_WARNING": "1", "HARNESS_CACHE": str(cache)}
+    return {**os.environ, "HARNESS_CACHE": str(cache)}
 
 
 class Loop:

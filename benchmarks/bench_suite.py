@@ -100,7 +100,7 @@ def _machine_cpu() -> float:
 
 def run(command: list[str], *, env: dict[str, str] | None = None,
         cwd: Path = ROOT) -> tuple[float, subprocess.CompletedProcess[str]]:
-    environment = {**os.environ, "NO_MKDOCS_2_WARNING": "1", **(env or {})}
+    environment = {**os.environ, **(env or {})}
     start = time.perf_counter()
     done = subprocess.run(command, cwd=cwd, env=environment, capture_output=True, text=True)
     return time.perf_counter() - start, done
@@ -235,8 +235,7 @@ def measure_serve(scratch: Path, python: str) -> float:
     server = subprocess.Popen(
         [python, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"], cwd=copy,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1",
-             "HARNESS_CACHE": str(scratch / "build-cache")})
+        env={**os.environ, "HARNESS_CACHE": str(scratch / "build-cache")})
     try:
         problem = serving(url, server, timeout=120)
         if problem:

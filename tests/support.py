@@ -121,7 +121,7 @@ def without_torch(folder: Path) -> dict[str, str]:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "torch.py").write_text(
         'raise ImportError("torch was imported where it must not be")\n')
-    return {**os.environ, "PYTHONPATH": str(folder), "NO_MKDOCS_2_WARNING": "1"}
+    return {**os.environ, "PYTHONPATH": str(folder)}
 
 
 def reseal(csv: Path) -> None:

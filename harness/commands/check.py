@@ -11,7 +11,6 @@ status is 1 when any check failed.
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import subprocess
 import sys
@@ -156,7 +155,7 @@ def _build(page: _Page) -> Outcome:
     with tempfile.TemporaryDirectory(prefix="check-site-") as site:
         done = subprocess.run(
             [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", site], cwd=page.root,
-            capture_output=True, text=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+            capture_output=True, text=True)
     if done.returncode == 0:
         return Outcome()
     log = (done.stdout + done.stderr).splitlines()

@@ -40,7 +40,7 @@ def test_a_snippet_edit_reloads_its_page_in_the_browser(tmp_path: Path, page) ->
          "--livereload"],
         cwd=copy, stdout=log, stderr=subprocess.STDOUT, text=True,
         # The site's home as the shared test build has it, which site_path() reads.
-        env={**os.environ, **SITE_HOME, "NO_MKDOCS_2_WARNING": "1"},
+        env={**os.environ, **SITE_HOME},
     )
     try:
         problem = serving(url, server, timeout=90)

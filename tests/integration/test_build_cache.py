@@ -41,7 +41,7 @@ class Build:
 def _build(root: Path, site: Path, cache: str, *, strict: bool = True) -> Build:
     """``mkdocs build --strict`` of ``root`` into ``site`` with HARNESS_CACHE=``cache``
     ("" turns the caches off), its log kept (INFO: mkdocs-jupyter's cache hits)."""
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "HARNESS_CACHE": cache,
+    env = {**os.environ, "HARNESS_CACHE": cache,
            "SOURCE_DATE_EPOCH": "1796000000"}  # one sitemap date for every build
     command = [sys.executable, "-m", "mkdocs", "build", *(["--strict"] if strict else []),
                "-d", str(site)]
@@ -139,7 +139,7 @@ def test_a_snippet_edit_reaches_the_page_through_the_cache(tmp_path):
     copy's notebooks are hits); between them a snippet changes (not strict: its records
     are then stale). The second build imports no notebook tooling."""
     root = copy_project(tmp_path / "copy", BUILT)
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    env = {**os.environ}
 
     def build(site: str) -> str:
         done = subprocess.run([sys.executable, "-c", BUILD, str(tmp_path / site)], cwd=root,

@@ -4,7 +4,6 @@ and no traceback; and under pytest, one broken marker is one failure, not dozens
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -22,8 +21,7 @@ GENERIC = ("must carry the same fences and markers", "a stale record: python -m 
 
 def _check(root: Path, page: str) -> tuple[int, str]:
     done = subprocess.run([sys.executable, "-m", "harness", "check", page], cwd=root,
-                          capture_output=True, text=True, timeout=240,
-                          env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+                          capture_output=True, text=True, timeout=240)
     return done.returncode, done.stdout + done.stderr
 
 
