@@ -13,12 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.core.compare import format_value
 from harness.core.types import Expectation, Observation, Snippet
 from harness.records.store import DeviceRecord, version_key
 from harness.text.words import word
 
-__all__ = ["choose_record", "recorded_output"]
+__all__ = ["choose_record", "python_text", "recorded_output"]
 
 
 def choose_record(records: list[DeviceRecord], snippet_id: str) -> DeviceRecord | None:
@@ -29,10 +28,31 @@ def choose_record(records: list[DeviceRecord], snippet_id: str) -> DeviceRecord 
                default=None)
 
 
+def python_text(value: Any, *, kind: str = "") -> str:
+    """``value`` (JSON data from a record or an expectation) as ``print(value)`` writes
+    the Python value it stands for: ``True``, ``False``, ``None``, a float as a float
+    (``6.0``, not ``6``), strings inside a list quoted. A top-level text is bare, as
+    ``print`` writes a ``str``, a ``torch.dtype`` or a ``torch.device``; an exception is
+    the last line of its traceback. Floats keep 6 significant digits, as the article's
+    observed block does: a record holds a float32 result as a double
+    (``0.6399999856948853``), with digits the float32 never had."""
+    if kind == "exception" and isinstance(value, dict):
+        return f"{value.get('type')}: {value.get('message', '')}"
+    return str(value) if isinstance(value, str) else _python_repr(value)
+
+
+def _python_repr(value: Any) -> str:
+    if isinstance(value, float):
+        return repr(float(f"{value:.6g}"))
+    if isinstance(value, list):
+        return "[" + ", ".join(_python_repr(item) for item in value) + "]"
+    return repr(value)  # bool, int, None, str: Python's own repr
+
+
 def _value(observation: Observation | None, snippet: Snippet, lang: str) -> str:
     if observation is None:
         return f"({word(lang, 'missing')})"
-    text = format_value(observation.value, kind=observation.kind)
+    text = python_text(observation.value, kind=observation.kind)
     if observation.kind == "tensor" and observation.dtype:
         text += f"  # {observation.dtype}"
     if observation.snippet_sha256 != snippet.sha256:

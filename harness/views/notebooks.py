@@ -18,14 +18,16 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import HarnessError
+from harness.core.types import Expectation
 from harness.records.claims import evaluate
 from harness.records.store import Records
 from harness.sources.pages import find_includes, find_markers
 from harness.sources.project import Project
 from harness.sources.trials import load_trials
+from harness.text.markdown import cell as markdown_text
 from harness.text.words import word
 from harness.views.claims import render_claim
-from harness.views.notebook_outputs import recorded_output
+from harness.views.notebook_outputs import python_text, recorded_output
 
 __all__ = [
     "NOTEBOOK_DIR",
@@ -110,12 +112,32 @@ def _code_cell(source: str, output: dict[str, Any] | None = None) -> dict[str, A
             "source": source.rstrip("\n").splitlines(keepends=True)}
 
 
+def _number_executed(cells: list[dict[str, Any]]) -> None:
+    """Execution counts, in page order, for the code cells that carry a recorded output,
+    as a kernel that ran the notebook top to bottom numbers them (``In [1]:``, ``In [2]:``
+    on the page and in Jupyter). A cell no record observed keeps ``None`` (``In [ ]:``):
+    nothing says it ran."""
+    executed = (c for c in cells if c["cell_type"] == "code" and c["outputs"])
+    for count, executed_cell in enumerate(executed, start=1):
+        executed_cell["execution_count"] = count
+
+
+def _expected(expectation: Expectation, lang: str) -> str:
+    """What an expectation asserts, written as Python writes it (``True``, ``6.0``), or
+    for a ``raises`` one the exception's type and the stable part of its message."""
+    if expectation.raises:
+        opening, closing = ("“", "”") if lang == "en" else ("«", "»")
+        message = (f" ({opening}{markdown_text(expectation.message)}{closing})"
+                   if expectation.message else "")
+        return f"`{expectation.raises}`{message}"
+    return f"`{python_text(expectation.value)}`"
+
+
 def _expectations_cell(project: Project, snippet_id: str, lang: str) -> str:
     lines = [f"**{word(lang, 'analytic')}**", ""]
     for e in project.expectations.get(snippet_id, []):
         derivation = e.derivation_en if lang == "en" and e.derivation_en else e.derivation
-        value = "None" if e.value is None else json.dumps(e.value, ensure_ascii=False)
-        lines.append(f"- `{e.name}` = `{value}`: {derivation}")
+        lines.append(f"- `{e.name}` = {_expected(e, lang)}: {derivation}")
     return "\n".join(lines)
 
 
@@ -169,6 +191,7 @@ def build_notebook(project: Project, page: Path, records: Records) -> dict[str, 
     pending += text[position:]
     if _plain_markdown(pending):
         cells.append(_markdown_cell(_plain_markdown(pending)))
+    _number_executed(cells)
     note = _NOTES[lang].format(page=page.name)
     if any(c["cell_type"] == "code" and c["outputs"] for c in cells):
         note += " " + _OUTPUTS[lang]

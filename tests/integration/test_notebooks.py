@@ -64,6 +64,35 @@ def test_every_article_has_a_notebook_in_each_language() -> None:
         assert not missing, "\n".join(what_to_do(FOLDER / name) for name in sorted(missing))
 
 
+def test_code_cells_with_output_are_numbered_in_order() -> None:
+    """A notebook with recorded outputs reads as one run top to bottom: ``In [1]:``,
+    ``In [2]:``… on the page and in Jupyter, never ``In [ ]:`` above an output."""
+    for path in sorted(FOLDER.glob("*.ipynb")):
+        code = [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]
+        counts = [c["execution_count"] for c in code if c["outputs"]]
+        assert counts == list(range(1, len(counts) + 1)), (path.name, counts)
+        assert counts, f"{path.name}: no code cell with a recorded output"
+        assert all(c["execution_count"] is None for c in code if not c["outputs"]), path.name
+
+
+def test_expected_values_read_as_python_prints_them() -> None:
+    """Every analytic expectation in a notebook shows the value as ``print`` writes the
+    Python value its TOML stands for (``True``, ``None``, ``6.0``), not as JSON."""
+    project = Project.load(ROOT)
+    checked = 0
+    for path in sorted(FOLDER.glob("*.ipynb")):
+        text = "".join("".join(c["source"]) for c in json.loads(path.read_text())["cells"])
+        page = ROOT / "docs" / path.name.replace(".ipynb", ".md")
+        observed = re.findall(r'harness:observed snippet="([^"]+)"', page.read_text())
+        for e in (e for snippet in observed for e in project.expectations[snippet]):
+            if not e.raises:
+                assert f"- `{e.name}` = `{e.value}`: " in text, (path.name, e.name, e.value)
+                checked += 1
+        shown = re.findall(r"^- `[^`]+` = `([^`]*)`", text, flags=re.M)
+        assert not {"true", "false", "null"} & set(shown), (path.name, shown)
+    assert checked >= 80, checked  # both languages of every observed block
+
+
 def test_the_message_names_a_missing_english_twin() -> None:
     message = what_to_do(FOLDER / "pagina-sin-gemela.en.ipynb")
     assert "docs/pagina-sin-gemela.en.md is missing" in message
