@@ -28,6 +28,9 @@ TINY: dict[str, list[str]] = {
     "make_big_site.py": ["{tmp}/site", "--articles", "2"],
     # Its cheapest figure: the cold and warm builds, printed, nothing written.
     "bench_suite.py": ["--only", "build", "--no-write"],
+    # Its arguments and its search for Chromium, Node and Lighthouse: no build, no npm
+    # install, no Lighthouse run (four runs take a minute or more; the scores are its own).
+    "lighthouse.py": ["--check"],
 }
 #: Scripts that measure torch itself need it; without torch they are skipped, not failed.
 NEEDS_TORCH = {"bench_timer.py", "bench_record.py", "stress_examples.py"}
