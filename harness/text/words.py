@@ -6,6 +6,7 @@ One table, so a translation is made in one place. No torch import.
 from __future__ import annotations
 
 from harness.text.drift_words import DRIFT_WORDS
+from harness.text.record_words import COLUMN_WORDS
 from harness.text.timing_words import TIMING_WORDS
 
 __all__ = ["LANGS", "WORDS", "word"]
@@ -17,6 +18,8 @@ WORDS: dict[str, dict[str, str]] = {
         **TIMING_WORDS["es"],
         # Drift verdicts (harness/text/drift_words.py) and why a peak is unknown.
         **DRIFT_WORDS["es"],
+        # «Todas las columnas»: column labels and values (harness/text/record_words.py).
+        **COLUMN_WORDS["es"],
         "microarchitecture": "Microarquitectura",
         "peak_gap_unidentified": "el registro no identifica la microarquitectura",
         "peak_gap_no-table": "microarquitectura sin tabla",
@@ -136,6 +139,8 @@ WORDS: dict[str, dict[str, str]] = {
         **TIMING_WORDS["en"],
         # Drift verdicts (harness/text/drift_words.py) and why a peak is unknown.
         **DRIFT_WORDS["en"],
+        # «Todas las columnas»: column labels and values (harness/text/record_words.py).
+        **COLUMN_WORDS["en"],
         "microarchitecture": "Microarchitecture",
         "peak_gap_unidentified": "the record does not identify the microarchitecture",
         "peak_gap_no-table": "microarchitecture not in the table",

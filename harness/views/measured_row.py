@@ -27,7 +27,8 @@ from harness.text.record_words import record_text
 from harness.text.words import word
 from harness.views.html_table import Cell
 
-__all__ = ["COMPACT_COLUMNS", "Identity", "compact_cells", "identities", "missing_cells"]
+__all__ = ["COMPACT_COLUMNS", "Identity", "compact_cells", "field_text", "identities",
+           "missing_cells", "peak_text"]
 
 #: Header keys of the compact columns after the label (and the build, when shown).
 COMPACT_COLUMNS = ("latency_short", "throughput", "peak_short", "memory", "quality_short")
@@ -44,10 +45,11 @@ class Identity:
     """``Field value`` parts shared by every trial (escaped HTML)."""
 
 
-def _field(spec: TrialSpec, row: TrialRow | None, name: str, lang: str, *,
-           caption: bool = False) -> str:
+def field_text(spec: TrialSpec, row: TrialRow | None, name: str, lang: str, *,
+               caption: bool = False) -> str:
+    """One identifying field of a trial as its pages read it (plain text)."""
     if name == "shape" and caption:
-        return f"{word(lang, 'shape').lower()} {_field(spec, row, name, lang)}"
+        return f"{word(lang, 'shape').lower()} {field_text(spec, row, name, lang)}"
     if name == "task":
         return word(lang, spec.task)
     if name == "shape" and spec.workload.startswith("mlp"):
@@ -67,7 +69,8 @@ def _field(spec: TrialSpec, row: TrialRow | None, name: str, lang: str, *,
 
 
 def identities(specs: list[TrialSpec], rows: dict[str, TrialRow], lang: str) -> Identity:
-    values = {s.name: {f: _field(s, rows.get(s.name), f, lang) for f in _FIELDS} for s in specs}
+    values = {s.name: {f: field_text(s, rows.get(s.name), f, lang) for f in _FIELDS}
+              for s in specs}
     varying = [f for f in _FIELDS if len({v[f] for v in values.values()}) > 1]
     labels = {n: " · ".join(v[f] for f in varying) for n, v in values.items()}
     if len(set(labels.values())) < len(labels):  # fields alone do not tell them apart
@@ -76,7 +79,7 @@ def identities(specs: list[TrialSpec], rows: dict[str, TrialRow], lang: str) -> 
     if len(set(labels.values())) < len(labels) or not all(labels.values()):
         labels = {s.name: s.name for s in specs}
     first = specs[0] if specs else None
-    caption = [html_text(_field(first, rows.get(first.name), f, lang, caption=True))
+    caption = [html_text(field_text(first, rows.get(first.name), f, lang, caption=True))
                for f in _FIELDS if f not in varying] if first else []
     # Each part keeps together; a label may wrap only between parts.
     shown = {n: " · ".join(f'<span class="harness-part">{html_text(p)}</span>'
@@ -84,7 +87,8 @@ def identities(specs: list[TrialSpec], rows: dict[str, TrialRow], lang: str) -> 
     return Identity(labels=shown, caption=caption)
 
 
-def _peak(row: TrialRow, env: Environment | None, lang: str) -> str:
+def peak_text(row: TrialRow, env: Environment | None, lang: str) -> str:
+    """A row's fraction of peak, shown only where the peak rule holds today (HTML)."""
     if row.throughput_unit != "FLOP/s":
         return "—"
     # A stored fraction shows only if the record passes the peak rule as it is now.
@@ -128,7 +132,7 @@ def compact_cells(row: TrialRow, spec: TrialSpec, env: Environment | None, lang:
                   if row.throughput else "—")
     memory = unbroken(bytes_text(row.memory, lang)) if row.memory else "—"
     return [Cell(html=mark + latency, numeric=True), Cell(html=throughput, numeric=True),
-            Cell(html=_peak(row, env, lang), numeric=True), Cell(html=memory, numeric=True),
+            Cell(html=peak_text(row, env, lang), numeric=True), Cell(html=memory, numeric=True),
             Cell(html=_quality(row, spec, lang), css="harness-quality")]
 
 

@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import re
 
-from harness.core.rows import CSV_HEADER, TrialRow
+from harness.core.rows import TrialRow
 from harness.core.types import DEVICE_TYPES, TrialSpec
-from harness.records.rows import format_rows
 from harness.records.store import DeviceRecord
 from harness.text.markdown import html_text
 from harness.text.numbers import decimal
 from harness.text.words import word
-from harness.views.html_table import Cell, Row, csv_link, details, html_table
-from harness.views.measured_context import Context, row_environment
+from harness.views.all_columns import all_columns
+from harness.views.html_table import Cell, Row, details, html_table
+from harness.views.measured_context import Context
 from harness.views.measured_expectations import bare_loop_lines, expectation_block
 from harness.views.measured_row import COMPACT_COLUMNS, compact_cells, identities, missing_cells
 
@@ -42,34 +42,6 @@ def _missing_line(context: Context, device_type: str, builds: list[str] | None =
 
 def _specs(context: Context, group: str, device_type: str) -> list[TrialSpec]:
     return [s for s in context.specs.values() if s.group == group and device_type in s.devices]
-
-
-def _raw(value: object) -> Cell:
-    text = "" if value is None else " ".join(map(str, value)) if isinstance(value, tuple) else str(
-        value)
-    return Cell(html=html_text(text), css="harness-long" if len(text) > 40 else "")
-
-
-def _all_columns(context: Context, group: str, records: list[DeviceRecord]) -> str:
-    """Every recorded column of the group's rows, per record, with its CSV download."""
-    lang = context.lang
-    parts = []
-    for record in records:
-        rows = context.group_rows(record, group)
-        if not rows:
-            continue
-        body = [Row(cells=[_raw(getattr(r, c)) for c in CSV_HEADER]) for r in rows]
-        table = html_table([(html_text(c), False) for c in CSV_HEADER], body,
-                           css="harness-table harness-wide",
-                           label=f"{word(lang, 'all_columns')} · {html_text(record.torch_build)}")
-        name = f"{group}-{record.torch_build}-{record.device_key}.csv"
-        link = csv_link(format_rows(rows), filename=name,
-                        label=f"{word(lang, 'download_csv')} ({html_text(name)})")
-        env = row_environment(record, rows, lang, html=True)
-        parts.append(f"<p><strong>torch {html_text(record.torch_build)}</strong> · "
-                     f"{html_text(env)} · {link}</p>{table}")
-    # Every figure of every row: tens of KB of numbers that would crowd the search.
-    return details(word(lang, "all_columns"), "".join(parts), searched=False) if parts else ""
 
 
 def _table(context: Context, specs: list[TrialSpec], records: list[DeviceRecord],
@@ -136,7 +108,7 @@ def _device(context: Context, group: str, device_type: str) -> tuple[list[str], 
     failed = sum(1 for r in records for row in r.rows if row.trial in names and row.failed)
     return [*parts, _table(context, specs, records, note),
             expectation_block(context, specs, records), bare_loop_lines(context, specs, records),
-            _all_columns(context, group, records)], failed
+            all_columns(context, group, records)], failed
 
 
 def measurements(context: Context, group: str, device_types: list[str]) -> str:

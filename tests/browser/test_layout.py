@@ -7,6 +7,7 @@ the content reaching past the screen, identifiers that break only after ``/`` an
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -107,3 +108,45 @@ def test_no_plot_text_is_clipped(open_page: Any, path: str, width: int) -> None:
     count = tab.evaluate("document.querySelectorAll('figure.harness-plot svg text').length")
     assert count > 10
     assert clipped == [], "\n".join(clipped)
+
+
+#: English words of the records that a Spanish «Todas las columnas» must translate.
+_ENGLISH = r"\b(compute|inference|training|gradients|True|False|None|samples/s|calls/s|after)\b"
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_all_columns_lines_fit_their_column_and_read_in_spanish(open_page: Any,
+                                                                width: int) -> None:
+    """Every «Todas las columnas» block of Medir, opened as a reader opens it (its tab
+    first, then its summary): nothing in it reaches past the block, the block is no
+    wider than the content column, and no record word is left in English."""
+    tab = open_page("medir-pytorch/", width=width)
+    blocks = tab.locator(".md-content details.harness-more:has(dl.harness-fields)")
+    assert blocks.count() >= 4, "Medir shows fewer «Todas las columnas» blocks than groups"
+    for index in range(blocks.count()):
+        block = blocks.nth(index)
+        if not block.is_visible():  # in a tab the reader has not opened: open it
+            block.evaluate("""b => { const set = b.closest('.tabbed-set');
+                const at = [...set.querySelector('.tabbed-content').children]
+                    .indexOf(b.closest('.tabbed-block'));
+                set.querySelector('.tabbed-labels').children[at].click(); }""")
+        block.locator("summary").click()
+        found = block.evaluate("""b => {
+            const box = b.getBoundingClientRect();
+            const column = b.closest('.md-content__inner').getBoundingClientRect();
+            const past = [...b.querySelectorAll(':scope > :not(summary), :scope > * *')]
+                .filter(e => { const r = e.getBoundingClientRect();
+                               return r.width > 0 && (r.right > box.right + 1
+                                                      || r.left < box.left - 1); })
+                .map(e => `${e.tagName}: ${e.textContent.slice(0, 50)}`).slice(0, 5);
+            return {open: b.open, lines: b.querySelectorAll('dl.harness-fields').length,
+                    box: [box.left, box.right], column: [column.left, column.right],
+                    scroll: b.scrollWidth - b.clientWidth, past,
+                    text: b.innerText}; }""")
+        where = (width, index, found["text"][:80])
+        assert found["open"] and found["lines"] >= 2, where
+        left, right = found["box"]
+        assert left >= found["column"][0] - 1 and right <= found["column"][1] + 1, where
+        assert found["scroll"] <= 1 and found["past"] == [], (where, found["past"])
+        english = re.findall(_ENGLISH, found["text"])
+        assert not english, (where, sorted(set(english)))

@@ -75,8 +75,11 @@ def _site() -> Site:
         items.append(dataclasses.replace(
             record,
             environments={k: _hostile(v, counter) for k, v in record.environments.items()},
-            rows=[dataclasses.replace(r, error=HOSTILE[next(counter) % len(HOSTILE)])
-                  if r.error else r for r in record.rows],
+            # A row's memory method is text the views only show (its tables, «Todas
+            # las columnas»); its error, where it has one, too.
+            rows=[dataclasses.replace(r, memory_method=HOSTILE[next(counter) % len(HOSTILE)],
+                                      error=HOSTILE[next(counter) % len(HOSTILE)]
+                                      if r.error else "") for r in record.rows],
             observations=[_hostile(o, counter) for o in record.observations]))
     return Site(project=project, records=Records(items=items), specs=load_trials(),
                 sources=workload_sources(),
@@ -98,8 +101,10 @@ class _Found(html.parser.HTMLParser):
             if name.startswith("on"):
                 self.bad.append(f"<{tag} {name}=...>")
             # A title may hold the text of a link (it is only text there); an address may not.
+            # A CSV download carries the record's text, percent-encoded, as its data.
             if name in ("href", "src", "srcset", "action", "formaction", "data") and value and (
-                    "javascript:" in value or "example.invalid" in value or value == "x"):
+                    "javascript:" in value or "example.invalid" in value or value == "x"
+            ) and not value.startswith("data:text/csv;charset=utf-8,"):
                 self.bad.append(f"<{tag} {name}={value!r}>")
         if tag == "script":
             self.bad.append("<script>")
@@ -155,6 +160,14 @@ def test_no_hostile_markup_survives(rendered, kind: str) -> None:
         parser.feed(page_html)
         bad += [f"{where}: {b}" for b in parser.bad]
     assert not bad, "\n".join(bad[:20])
+
+
+def test_every_field_line_of_a_row_is_covered(rendered) -> None:
+    """«Todas las columnas» is among what the property checks: its lines render, and
+    show the hostile memory methods as text."""
+    lines = [h for _, h in rendered["measurements"] if '<dl class="harness-fields' in h]
+    assert lines, "no measurement marker renders «Todas las columnas»"
+    assert any("<dd>&lt;img src=x onerror=alert&#40;1&#41;&gt;</dd>" in h for h in lines)
 
 
 def test_a_marker_shown_as_code_is_left_as_code() -> None:
