@@ -3,7 +3,8 @@
 Notebook pages: no front matter as a heading, no maintainer note first, a recorded
 output under every code cell, shared styles (page weight), code that wraps, and an
 «Abrir en Colab» button beside the download. Search: results in the reader's
-language, articles rather than notebook copies, no «¶» in titles.
+language, articles rather than notebook copies, no «¶» in titles; a word between
+marks such as «» is found (issue 20), and every mark the index holds separates words.
 """
 
 from __future__ import annotations
@@ -181,3 +182,42 @@ def test_english_switcher_still_leads_to_the_spanish_twin(open_page: Any, site_u
         link.click()
     assert tab.url == f"{site_url}que-es-pytorch/"
     assert tab.evaluate("document.documentElement.lang") == "es"
+
+
+def test_a_word_between_quotes_is_found(open_page: Any, site_url: str) -> None:
+    """«ruidosa» is a word of Medir's reading guide; Material's default separator
+    (spaces and hyphens) kept it with its quotes, so a search for it found only the
+    sections where it stands alone. Every section holding «ruidosa» is a result."""
+    tab = open_page("")
+    quoted = tab.evaluate("""async () => (await (await fetch('search/search_index.json'))
+        .json()).docs.filter(d => d.text.includes('«ruidosa»')).map(d => d.location)""")
+    assert quoted and all(q.startswith("medir-pytorch/#") for q in quoted), quoted
+    _search(tab, "ruidosa")
+    found = tab.evaluate("""[...document.querySelectorAll('.md-search-result__item a')]
+        .map(a => a.href)""")
+    sections = {href.removeprefix(site_url).replace("?h=ruidosa", "") for href in found}
+    assert set(quoted) <= sections, (quoted, sorted(sections))
+    tab.keyboard.press("Escape")
+
+
+#: lunr's query operators (presence, wildcard, fuzziness, boost): no separator splits them.
+_OPERATORS = "+*~^"
+
+
+@pytest.mark.parametrize("lang", ["", "en/"])
+def test_every_mark_in_the_index_separates_words(open_page: Any, lang: str) -> None:
+    """Each character of the index's text that is neither a letter, a digit nor a space
+    is a separator, as Material's search reads the setting: JavaScript's RegExp, from
+    the index's own configuration."""
+    tab = open_page(lang)
+    found = tab.evaluate("""async (operators) => {
+        const index = await (await fetch('search/search_index.json')).json();
+        const separator = new RegExp('^(?:' + index.config.separator + ')$');
+        const marks = new Set();
+        for (const doc of index.docs)
+            for (const c of (doc.title + ' ' + doc.text).replace(/<[^>]*>/g, ' '))
+                if (/[^\\p{L}\\p{N}\\s]/u.test(c) && !operators.includes(c)) marks.add(c);
+        return {marks: [...marks], joined: [...marks].filter(c => !separator.test(c))};
+    }""", _OPERATORS)
+    assert len(found["marks"]) > 20, found  # the pages use many: the check has material
+    assert not found["joined"], found["joined"]

@@ -10,6 +10,8 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
+
 from harness.site import site_output
 from harness.site.lazy_imports import defer
 from harness.site.site_output import left_out_of_search, split_search_index
@@ -54,15 +56,38 @@ def test_a_page_left_out_of_search_has_no_entry_in_the_split_index(tmp_path: Pat
     assert not left_out_of_search("en/b/", ["en"], ("cuadernos/",))
 
 
-def test_a_deferred_module_runs_on_first_use_only(tmp_path: Path, monkeypatch) -> None:
+def test_a_deferred_module_runs_on_first_use_only(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "probe_deferred.py").write_text(
         "import sys\nsys.modules[__name__].__dict__.setdefault('runs', 0)\nruns += 1\n"
         "def value():\n    return 42\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(sys.modules, "probe_deferred", raising=False)
     assert defer("probe_deferred", "json") == ["probe_deferred"]  # json: already imported
-    import probe_deferred  # the stand-in: nothing runs yet
+    import probe_deferred  # type: ignore[import-not-found]  # the stand-in: nothing runs yet
 
     assert "runs" not in probe_deferred.__dict__
     assert probe_deferred.value() == 42
     assert sys.modules.pop("probe_deferred").runs == 1 and probe_deferred.runs == 1
+
+
+def _words(separator: str, text: str) -> list[str]:
+    """``text`` split as Material's search splits it (its ``split``: the ranges between
+    the separator's matches, empty ones dropped), lowercased as its tokenizer does."""
+    return [word.lower() for word in re.split(separator, text) if word]
+
+
+def test_the_search_separator_splits_marks_and_keeps_numbers() -> None:
+    from mkdocs.config import load_config
+
+    config = load_config(config_file=str(Path(__file__).parents[2] / "mkdocs.yml"))
+    separator = config.plugins["material/search"].config.separator
+    assert separator is not None and "(?" not in separator.replace("(?:", "").replace(
+        "(?!", ""), separator  # only what lunr's JavaScript RegExp reads alike
+    assert _words(separator, "la marca «ruidosa»: la mediana") == [
+        "la", "marca", "ruidosa", "la", "mediana"]
+    assert _words(separator, "“quoted” (x.grad) ¿sí? ¡no! a/b_c a·b 3×4 → fin.") == [
+        "quoted", "x", "grad", "sí", "no", "a", "b", "c", "a", "b", "3", "4", "fin"]
+    assert _words(separator, "torch 2.13.0+cpu tarda 0,28× y 1.5e-3; x &lt; y &amp; z") == [
+        "torch", "2.13.0+cpu", "tarda", "0,28", "y", "1.5e", "3", "x", "y", "z"]
+    assert _words(separator, "uno, dos. tres") == ["uno", "dos", "tres"]
