@@ -144,8 +144,9 @@ def _names(details: dict[str, Any], origin: str) -> list[str]:
     for item in (i for i in details.get("items") or [] if isinstance(i, dict)):
         node = next((v for v in item.values() if isinstance(v, dict) and v.get("type") == "node"),
                     None)
-        why = "; ".join(i["reason"] for i in (item.get("subItems") or {}).get("items", [])
-                        if isinstance(i, dict) and "reason" in i)
+        sub = (item.get("subItems") or {}).get("items", [])
+        why = "; ".join(filter(None, [item.get("statistic"), *(
+            i.get("reason") for i in sub if isinstance(i, dict))]))  # dom-size's, hreflang's
         where = item.get("url") or (item.get("sourceLocation") or {}).get("url")
         if node is not None:
             lines.append(f"{node.get('selector', '?')}  {node.get('snippet', '')[:110]}  {why}")
@@ -185,16 +186,17 @@ def _median(reports: list[dict[str, Any]]) -> dict[str, Any]:
 def _table(results: Results, *, runs: int) -> None:
     def row(cells: list[str]) -> str:
         return "  ".join(f"{c:<16}" if i < 2 else f"{c:>14}" for i, c in enumerate(cells))
-    print("\n" + row(["page", "form", *CATEGORIES]))
+    print("\n" + row(["page", "form", *CATEGORIES, "cpu index"]))
     for (page, form), found in results.items():
         cells = [f"/{page}", form] + ([] if found else ["no result (see above)"])
         for category in CATEGORIES if found else ():
             scores = sorted(_score(r, category) for r in found)
             spread = f" ({scores[0]}–{scores[-1]})" if scores[0] != scores[-1] else ""
             cells.append(f"{_score(_median(found), category)}{spread}")
-        print(row(cells))
-    print(f"\nMedian of {runs} run(s) by performance, in parentheses the range; targets: "
-          + ", ".join(f"{c} {t}" for c, t in TARGETS.items()))
+        print(row(cells + [f"{_median(found)['environment']['benchmarkIndex']:.0f}"] * bool(found)))
+    print(f"\nThe median of {runs} run(s) by performance (in parentheses the range). Targets: "
+          + ", ".join(f"{c} {t}" for c, t in TARGETS.items()) + ".\ncpu index: Lighthouse's "
+          "benchmarkIndex here; under 1000 the CPU is slower than Lighthouse expects.")
 
 
 def _failures(results: Results) -> None:
