@@ -14,11 +14,17 @@
   options, not the code that converts: the folder name holds a digest of that code
   (:func:`converter_digest`), so an upgraded converter starts from an empty folder,
   and :func:`prune_versions` removes the folders of converters no longer installed.
+* **The buttons.** A notebook page offers its own file under its title, as its article
+  does (:func:`add_notebook_links`): «Descargar .ipynb», the copy mkdocs-jupyter's
+  ``include_source`` writes beside the page, and «Abrir en Colab» when the repository
+  is on GitHub (``repo_url``, from the environment); without one, no Colab button.
 """
 
 from __future__ import annotations
 
 import hashlib
+import html
+import posixpath
 import shutil
 from importlib import metadata
 from importlib.util import find_spec
@@ -27,9 +33,12 @@ from pathlib import Path
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
 
-__all__ = ["CONVERTER_PACKAGES", "cache_folder", "converter_digest", "prune_versions",
-           "rewrap_notebooks"]
+from harness.text.words import word
+
+__all__ = ["CONVERTER_PACKAGES", "add_notebook_links", "cache_folder", "converter_digest",
+           "prune_versions", "rewrap_notebooks"]
 
 #: Distributions whose code shapes a converted notebook page, besides mkdocs-jupyter's
 #: own files (which are hashed: an editable install changes without a version).
@@ -89,3 +98,29 @@ def rewrap_notebooks(files: Files, config: MkDocsConfig, jupyter: BasePlugin) ->
         files.remove(file)
         files.append(wrapped)
     return files
+
+
+def add_notebook_links(content: str, page: Page, config: MkDocsConfig, *, colab: str) -> str:
+    """A notebook page's ``content`` with its download and Colab buttons right under
+    its title (at its top when it has none). ``colab`` is Colab's address of the
+    repository's docs folder, or "" (then no Colab button). The download button is
+    there only when mkdocs-jupyter copies the notebook beside its page
+    (``include_source``, which also sets ``page.nb_url``): it links that copy."""
+    lang = str(config.theme.get("language") or "es")
+    jupyter = config.plugins.get("mkdocs-jupyter")
+    copied = str(getattr(page, "nb_url", "") or "")
+    buttons = []
+    if jupyter is not None and jupyter.config.get("include_source") and copied:
+        # The copy sits in the page's own folder: a relative link works wherever the
+        # site is served from (site_url's path, a preview, a folder on disk).
+        href = html.escape(posixpath.basename(copied), quote=True)
+        buttons.append(word(lang, "download_notebook").format(href=href))
+    if colab:
+        url = html.escape(f"{colab}/{page.file.src_uri}", quote=True)
+        buttons.append(word(lang, "open_colab").format(url=url))
+    if not buttons:
+        return content
+    row = f'<p class="harness-notebook-links">{" ".join(buttons)}</p>\n'
+    end = content.find("</h1>")
+    at = end + len("</h1>") if end >= 0 else 0
+    return content[:at] + row + content[at:]

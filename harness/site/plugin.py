@@ -34,7 +34,13 @@ from harness.records.validate import check_records
 from harness.site.config import CACHE_VARIABLE, HarnessConfig
 from harness.site.entries import Entries
 from harness.site.lazy_imports import defer
-from harness.site.notebooks import cache_folder, converter_digest, prune_versions, rewrap_notebooks
+from harness.site.notebooks import (
+    add_notebook_links,
+    cache_folder,
+    converter_digest,
+    prune_versions,
+    rewrap_notebooks,
+)
 from harness.site.page_cache import PageCache, code_digest, compiler_digest, inputs_digest
 from harness.site.page_checks import colab_base, rerecord_hint, typed_figures
 from harness.site.search_cache import SearchCache, search_fingerprint
@@ -195,6 +201,7 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
         articles would crowd out the articles."""
         if _is_notebook(page):
             page.meta.setdefault("search", {"exclude": True})
+            html = add_notebook_links(html, page, config, colab=getattr(self.site, "colab", ""))
             return share_notebook_styles(html, page.url, Path(config.site_dir))
         return html if self.pages is None else self.pages.after_render(html, page, config, files)
 

@@ -101,6 +101,8 @@ WORDS: dict[str, dict[str, str]] = {
         "notebook_links": "[:material-notebook: Abrir el cuaderno]({page}){{ .md-button }} "
         '<a class="md-button" href="../{folder}/{stem}/{name}" download>Descargar .ipynb</a>',
         "open_colab": '<a class="md-button" href="{url}">Abrir en Colab</a>',
+        # A notebook page's own download button (issue 20, harness/site/notebooks.py).
+        "download_notebook": '<a class="md-button" href="{href}" download>Descargar .ipynb</a>',
         "recorded_output": "# salida registrada: torch {build} · {device} · {date}",
         "rerecord": "Para volver a registrar, con cada versión de torch que muestra la página",
         "unchecked_title": "Sin expectativa analítica",
@@ -218,6 +220,8 @@ WORDS: dict[str, dict[str, str]] = {
         "notebook_links": "[:material-notebook: Open the notebook]({page}){{ .md-button }} "
         '<a class="md-button" href="../{folder}/{stem}/{name}" download>Download .ipynb</a>',
         "open_colab": '<a class="md-button" href="{url}">Open in Colab</a>',
+        # A notebook page's own download button (issue 20, harness/site/notebooks.py).
+        "download_notebook": '<a class="md-button" href="{href}" download>Download .ipynb</a>',
         "recorded_output": "# recorded output: torch {build} · {device} · {date}",
         "rerecord": "To record again, under each torch build the page shows",
         "unchecked_title": "No analytic expectation",

@@ -142,6 +142,84 @@ def test_open_in_colab_sits_beside_the_download(open_page: Any, lang: str, label
     assert 0 <= b["x"] - (a["x"] + a["width"]) <= 40, (a, b)  # right beside it
 
 
+#: Every code cell's prompt, its outputs' boxes against the cell's, and each output's
+#: words that the browser broke across two lines (a Range over a word has one client
+#: rectangle per line it occupies). mkdocs-jupyter nests each cell in a wrapper of the
+#: same classes: the innermost is the cell.
+_CELLS = """[...document.querySelectorAll('.jp-CodeCell')]
+  .filter(c => c.offsetParent && !c.querySelector('.jp-CodeCell')).map(c => {
+    const cell = c.getBoundingClientRect();
+    const prompt = c.querySelector('.jp-InputPrompt');
+    const outputs = [...c.querySelectorAll('.jp-OutputArea-output')].map(o => {
+        const text = o.querySelector('pre') || o, box = o.getBoundingClientRect();
+        const shown = text.getBoundingClientRect(), style = getComputedStyle(o);
+        const broken = [], lineHeight = parseFloat(getComputedStyle(text).lineHeight);
+        const walker = document.createTreeWalker(text, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            for (const m of node.data.matchAll(/\\S+/g)) {
+                const range = document.createRange();
+                range.setStart(node, m.index);
+                range.setEnd(node, m.index + m[0].length);
+                const tops = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+                if (tops.size > 1) broken.push(m[0]);
+            }
+        }
+        return {left: box.left, right: box.right, textRight: shown.right,
+                scrolls: ['auto', 'scroll'].includes(style.overflowX),
+                focusable: o.tabIndex >= 0, broken,
+                lines: text.innerText.replace(/\\n$/, '').split('\\n').length,
+                rendered: Math.round(text.clientHeight / lineHeight)};
+    });
+    return {prompt: prompt ? prompt.innerText.replace(/\\s+/g, ' ').trim() : '',
+            left: cell.left, right: cell.right, outputs}; })"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("path", [NOTEBOOKS[0], NOTEBOOKS[1], NOTEBOOKS[5]])
+def test_executed_cells_are_numbered_and_their_outputs_fit(open_page: Any, path: str,
+                                                           width: int) -> None:
+    """Issue 20: a cell with a recorded output reads In [1]:, In [2]:… in order; its
+    output stays inside its cell, wraps only at spaces (no word broken across lines)
+    and scrolls in its own focusable box when a word is wider; the page never widens."""
+    tab = open_page(path, width=width)
+    cells = tab.evaluate(_CELLS)
+    executed = [c for c in cells if c["outputs"]]
+    assert executed, cells
+    assert [c["prompt"] for c in executed] == [f"In [{n}]:" for n in range(1, len(executed) + 1)]
+    outputs = [o for c in executed for o in c["outputs"]]
+    for cell in executed:
+        for out in cell["outputs"]:
+            assert cell["left"] - 1 <= out["left"] and out["right"] <= cell["right"] + 1, cell
+            assert out["textRight"] <= cell["right"] + 1 or (out["scrolls"] and out["focusable"]), out
+            assert not out["broken"], out["broken"]
+    if width == 390:  # the phone's column is narrower than some output lines: they wrap
+        assert any(o["rendered"] > o["lines"] for o in outputs), outputs
+    assert tab.evaluate("document.documentElement.scrollWidth") <= width + 1
+
+
+@pytest.mark.parametrize("path", [NOTEBOOKS[0], NOTEBOOKS[5]])
+def test_notebook_page_offers_its_file_and_colab(open_page: Any, built_site: Path,
+                                                 site_url: str, path: str) -> None:
+    """Issue 20: under a notebook page's title, its own .ipynb (mkdocs-jupyter's
+    include_source copy, a file of the built site) and the same file in Colab."""
+    tab = open_page(path)
+    english = path.startswith("en/")
+    name = path.split("/")[-2] + (".en.ipynb" if english else ".ipynb")
+    download = tab.get_by_role("link", name="Download .ipynb" if english else "Descargar .ipynb")
+    colab = tab.get_by_role("link", name="Open in Colab" if english else "Abrir en Colab")
+    assert download.is_visible() and colab.is_visible()
+    assert colab.get_attribute("href") == f"{COLAB}/cuadernos/{name}"
+    assert download.get_attribute("download") is not None
+    address = download.evaluate("a => a.href")
+    assert address == f"{site_url}{path}{name}", address
+    answer = tab.request.get(address)
+    assert answer.ok, (address, answer.status)
+    copy = built_site / path / name
+    assert answer.body() == copy.read_bytes() == (ROOT / "docs" / "cuadernos" / name).read_bytes()
+    title, a, b = (e.bounding_box() for e in (tab.locator("article h1").first, download, colab))
+    assert title["y"] < a["y"] < 400 and abs(a["y"] - b["y"]) <= 4, (title, a, b)
+
+
 def _search(tab: Any, query: str) -> list[dict[str, str]]:
     tab.locator("input.md-search__input").click()
     tab.keyboard.type(query)  # Material reacts to key events, not to fill()
