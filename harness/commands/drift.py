@@ -50,7 +50,8 @@ def run(args: argparse.Namespace) -> int:
     root = root_of(args)
     report = report_for(root, records_folder(args, root))
     if args.format == "markdown":
-        text = f"# Drift between torch builds\n\n{drift_markdown(report, args.lang)}"
+        body = drift_markdown(report, args.lang, specs=load_trials())
+        text = f"# Drift between torch builds\n\n{body}"
     else:
         text = "".join(f"{d.kind} {d.device} {d.item}: {d.verdict}"
                        f"{' (' + d.detail + ')' if d.detail else ''}\n" for d in report)

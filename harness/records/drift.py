@@ -75,6 +75,9 @@ class Drift:
     """Per-block sample counts of the builds, in :attr:`builds` order."""
     setup: Setup | None = None
     """For a trial: how its device's builds were recorded."""
+    samples: tuple[tuple[float, ...], ...] = ()
+    """For a timing verdict: the per-block times of the first build and of :attr:`other`
+    (the page's worked example reads its medians and intervals from them)."""
 
     def detail_in(self, lang: str) -> str:
         """The detail in ``lang`` (plain text; escape it for a page)."""
@@ -168,7 +171,9 @@ def trial_drift(trial: str, device: str, records: list[DeviceRecord], *,
     rank = {"changed": 0, "inconclusive": 1, "no-measurable-difference": 2}
     (verdict, interval), other = min(found, key=lambda f: (
         rank[f[0][0]], -abs(f[0][1].ratio - 1.0) if f[0][1] else 0.0))
-    return replace(base_drift, verdict=verdict, other=other, interval=interval, blocks=blocks)
+    compared = next(o for o in others if o.torch_build == other)
+    return replace(base_drift, verdict=verdict, other=other, interval=interval, blocks=blocks,
+                   samples=(base.samples_s, compared.samples_s))
 
 
 def _example_drift(expectation: Expectation, device: str,

@@ -1,14 +1,17 @@
 """The drift report's words and sentences, per language: verdicts (with their plural
-for the summary), details and the notes on how the builds were recorded. Numbers
-take the page's decimal separator. :mod:`harness.text.words` merges
-:data:`DRIFT_WORDS` into its table. No torch import.
+for the summary), details, the counts of what is not listed, the notes on how the
+builds were recorded and the chart's labels. Ratios are written by
+:mod:`harness.text.ratios`. :mod:`harness.text.words` merges :data:`DRIFT_WORDS`
+into its table. No torch import.
 """
 
 from __future__ import annotations
 
-from harness.text.numbers import decimal
+from collections.abc import Sequence
 
-__all__ = ["DRIFT_WORDS", "drift_detail", "percent_band", "verdict_count"]
+from harness.text.ratios import interval_texts, speed_text
+
+__all__ = ["DRIFT_WORDS", "collapsed_text", "drift_detail", "listed", "verdict_count"]
 
 DRIFT_WORDS: dict[str, dict[str, str]] = {
     "es": {
@@ -21,10 +24,9 @@ DRIFT_WORDS: dict[str, dict[str, str]] = {
         "drift_inconclusive": "no concluyente",
         "drift_other-hardware": "otro procesador: no comparable",
         "drift_single-build": "una sola versión registrada",
-        "drift_item": "Elemento",
-        "drift_device": "Registro",
         "drift_verdict": "Veredicto",
         "drift_detail": "Detalle",
+        "drift_example": "Ejemplo",
         "drift_examples": "Ejemplos observados",
         "drift_trials": "Ensayos medidos",
         "drift_builds": "Versiones comparadas",
@@ -34,11 +36,36 @@ DRIFT_WORDS: dict[str, dict[str, str]] = {
         "drift_sessions": ("{builds}: registradas en sesiones distintas, quizá en máquinas "
                            "distintas: cada diferencia mezcla torch y máquina"),
         "drift_variants": "las versiones difieren también en la variante de la rueda ({variants})",
-        "drift_floor": ("suelo de ruido ±{floor} (control: {controls} frente a sí misma); una "
-                        "diferencia dentro de él se lee «sin diferencia medible»"),
+        "drift_floor": ("banda de ruido {low}–{high}: el control ({controls} frente a sí misma) "
+                        "llegó a un cociente de {floor}; un intervalo que entra en esa banda se "
+                        "lee «sin diferencia medible»"),
         "drift_no_floor": "sin control: ruido desconocido",
         "drift_min_blocks": ("un veredicto sobre tiempos necesita al menos {n} bloques por "
                              "versión; con menos, «no concluyente»"),
+        "drift_reading": ("**Cómo leer un cociente.** La referencia de cada registro es su "
+                          "versión más antigua ({references}). El cociente divide la mediana "
+                          "del tiempo por bloque de la otra versión entre la de la referencia: "
+                          "1 es el mismo tiempo; por debajo de 1 la otra versión tarda menos "
+                          "(es más rápida) y por encima, más. Su intervalo contiene el cociente "
+                          "verdadero al menos el {confidence} de las veces. «Cambió» exige que "
+                          "el intervalo excluya el 1{band}."),
+        "drift_reading_band": " y que no entre en la banda de ruido",
+        "drift_against": "referencia {base}, frente a {others}",
+        "drift_chart_title": "Cociente de tiempos frente a {base}, ensayo por ensayo ({device})",
+        "drift_chart_axis": "cociente de tiempos (escala logarítmica)",
+        "drift_faster": "← más rápido",
+        "drift_slower": "más lento →",
+        "drift_chart_caption": ("Cada punto es el cociente de medianas de un ensayo frente a "
+                                "{base}, y su barra, el intervalo del {confidence}; la línea "
+                                "vertical marca el 1 (el mismo tiempo). Punto relleno: cambió; "
+                                "hueco: sin diferencia medible."),
+        "drift_chart_band": " La franja gris es la banda de ruido ({low}–{high}).",
+        "drift_worked": "Ejemplo resuelto",
+        "drift_group_matmul": "matmul",
+        "drift_group_mlp": "perceptrón",
+        "drift_group_threads": "hilos de CPU",
+        "drift_group_sync": "muchas llamadas",
+        "drift_group_sync_calls": "pocas llamadas",
     },
     "en": {
         "drift_identical": "identical",
@@ -50,10 +77,9 @@ DRIFT_WORDS: dict[str, dict[str, str]] = {
         "drift_inconclusive": "inconclusive",
         "drift_other-hardware": "other processor: not comparable",
         "drift_single-build": "one build recorded",
-        "drift_item": "Item",
-        "drift_device": "Record",
         "drift_verdict": "Verdict",
         "drift_detail": "Detail",
+        "drift_example": "Example",
         "drift_examples": "Observed examples",
         "drift_trials": "Measured trials",
         "drift_builds": "Builds compared",
@@ -63,55 +89,115 @@ DRIFT_WORDS: dict[str, dict[str, str]] = {
         "drift_sessions": ("{builds}: recorded in different sessions, perhaps on different "
                            "machines: every difference mixes torch and machine"),
         "drift_variants": "the builds also differ in wheel variant ({variants})",
-        "drift_floor": ("noise floor ±{floor} (control: {controls} against itself); a "
-                        "difference inside it reads “no measurable difference”"),
+        "drift_floor": ("noise band {low}–{high}: the control ({controls} against itself) "
+                        "reached a ratio of {floor}; an interval that reaches into that band "
+                        "reads “no measurable difference”"),
         "drift_no_floor": "no control: noise unknown",
         "drift_min_blocks": ("a verdict on timings needs at least {n} blocks per build; with "
                              "fewer, “inconclusive”"),
+        "drift_reading": ("**How to read a ratio.** Each record's reference is its oldest "
+                          "build ({references}). The ratio divides the other build's median "
+                          "time per block by the reference's: 1 is the same time; below 1 the "
+                          "other build takes less time (it is faster), above 1 more. Its "
+                          "interval holds the true ratio at least {confidence} of the time. "
+                          "“Changed” requires the interval to exclude 1{band}."),
+        "drift_reading_band": " and to stay out of the noise band",
+        "drift_against": "reference {base}, against {others}",
+        "drift_chart_title": "Time ratio against {base}, trial by trial ({device})",
+        "drift_chart_axis": "time ratio (logarithmic scale)",
+        "drift_faster": "← faster",
+        "drift_slower": "slower →",
+        "drift_chart_caption": ("Each dot is a trial's ratio of medians against {base}, and "
+                                "its bar the {confidence} interval; the vertical line marks 1 "
+                                "(the same time). Filled dot: changed; hollow: no measurable "
+                                "difference."),
+        "drift_chart_band": " The grey band is the noise band ({low}–{high}).",
+        "drift_worked": "Worked example",
+        "drift_group_matmul": "matmul",
+        "drift_group_mlp": "perceptron",
+        "drift_group_threads": "CPU threads",
+        "drift_group_sync": "many calls",
+        "drift_group_sync_calls": "few calls",
     },
 }
 
-#: Spanish summary forms (one, many) where the verdict agrees with its count.
-_SPANISH_PLURAL: dict[str, tuple[str, str]] = {
-    "identical": ("idéntico", "idénticos"),
-    "changed": ("cambió", "cambiaron"),
-    "failing": ("falla en una versión", "fallan en una versión"),
-    "missing": ("falta en una versión", "faltan en una versión"),
-    "inconclusive": ("no concluyente", "no concluyentes"),
-    "other-hardware": ("en otro procesador: no comparable", "en otro procesador: no comparables"),
-    "single-build": ("con una sola versión registrada", "con una sola versión registrada"),
-}
-_ENGLISH_PLURAL: dict[str, tuple[str, str]] = {
-    "failing": ("fails in one build", "fail in one build"),
-    "other-hardware": ("on another processor: not comparable",
-                       "on another processor: not comparable"),
-    "single-build": ("with one build recorded", "with one build recorded"),
+#: Summary forms (one, many) where the verdict agrees with its count.
+_PLURAL: dict[str, dict[str, tuple[str, str]]] = {
+    "es": {
+        "identical": ("idéntico", "idénticos"),
+        "changed": ("cambió", "cambiaron"),
+        "failing": ("falla en una versión", "fallan en una versión"),
+        "missing": ("falta en una versión", "faltan en una versión"),
+        "inconclusive": ("no concluyente", "no concluyentes"),
+        "other-hardware": ("en otro procesador: no comparable",
+                           "en otro procesador: no comparables"),
+        "single-build": ("con una sola versión registrada", "con una sola versión registrada"),
+    },
+    "en": {
+        "failing": ("fails in one build", "fail in one build"),
+        "other-hardware": ("on another processor: not comparable",
+                           "on another processor: not comparable"),
+        "single-build": ("with one build recorded", "with one build recorded"),
+    },
 }
 
 
 def verdict_count(verdict: str, count: int, lang: str) -> str:
     """``20 cambiaron``, ``1 cambió``, ``63 idénticos``: a count that agrees."""
-    forms = (_SPANISH_PLURAL if lang == "es" else _ENGLISH_PLURAL).get(verdict)
+    forms = _PLURAL[lang].get(verdict)
     text = forms[count != 1] if forms else DRIFT_WORDS[lang][f"drift_{verdict}"]
     return f"{count} {text}"
 
 
-def _listed(items: tuple[str, ...], lang: str) -> str:
+#: (one, many) of each kind's noun with the verdicts the report counts instead of listing.
+_COLLAPSED: dict[str, dict[str, tuple[str, str]]] = {
+    "es": {"example identical": ("ejemplo idéntico", "ejemplos idénticos"),
+           "trial identical": ("ensayo idéntico", "ensayos idénticos"),
+           "example single-build": ("ejemplo observado", "ejemplos observados"),
+           "trial single-build": ("ensayo medido", "ensayos medidos")},
+    "en": {"example identical": ("example identical", "examples identical"),
+           "trial identical": ("trial identical", "trials identical"),
+           "example single-build": ("example observed", "examples observed"),
+           "trial single-build": ("trial measured", "trials measured")},
+}
+
+
+def collapsed_text(kind: str, verdict: str, count: int, builds: Sequence[str],
+                   lang: str) -> str:
+    """``73 ejemplos idénticos en todas las versiones (2.6.0, 2.10.0 y 2.13.0)``, or for a
+    single build ``32 ensayos medidos en una sola versión (2.11.0): nada con que
+    compararlos``: the rows a reviewer need not read one by one, as one count."""
+    noun = _COLLAPSED[lang][f"{kind} {verdict}"][count != 1]
+    where = listed(builds, lang)
+    if verdict == "identical":
+        return (f"{count} {noun} en todas las versiones ({where})" if lang == "es"
+                else f"{count} {noun} in every build ({where})")
+    return (f"{count} {noun} en una sola versión ({where}): nada con que compararlos"
+            if lang == "es" else f"{count} {noun} in one build only ({where}): nothing to "
+            "compare with")
+
+
+def listed(items: Sequence[str], lang: str) -> str:
+    """``a, b y c`` / ``a, b and c``."""
     if len(items) < 2:
         return "".join(items)
     return f"{', '.join(items[:-1])} {'y' if lang == 'es' else 'and'} {items[-1]}"
 
 
-def _ratio(lang: str, other: str, base: str, ratio: tuple[float, float, float]) -> str:
-    point, low, high = (decimal(v, lang) for v in ratio)
-    if lang == "es":
-        return f"{other} tarda {point}× lo de {base} (intervalo {low}–{high})"
-    return f"{other} takes {point}× the time of {base} (interval {low}–{high})"
-
-
-def percent_band(floor: float, lang: str) -> str:
-    """A noise floor factor (≥ 1) as ``4,2 %``."""
-    return f"{decimal((floor - 1) * 100, lang, digits=2)} %"
+def _timing(lang: str, verdict: str, other: str, base: str, ratio: tuple[float, float, float],
+            floor: float | None) -> str:
+    (point, low, high), shown_band, _ = interval_texts(ratio, floor, lang)
+    es = lang == "es"
+    head = (f"{other} tarda {point}× lo de {base}" if es
+            else f"{other} takes {point}× the time of {base}")
+    interval = f"{'intervalo' if es else 'interval'} {low}–{high}"
+    if verdict == "changed":
+        return f"{head} ({speed_text(ratio[0], lang)}; {interval})"
+    if ratio[1] <= 1.0 <= ratio[2] or not shown_band:
+        return f"{head} ({interval}: {'incluye el 1' if es else 'includes 1'})"
+    noise = "–".join(shown_band)
+    return (f"{head} ({interval}: excluye el 1 pero entra en la banda de ruido {noise})" if es
+            else f"{head} ({interval}: excludes 1 but reaches into the noise band {noise})")
 
 
 def drift_detail(lang: str, *, kind: str, verdict: str, builds: tuple[str, ...],
@@ -120,7 +206,7 @@ def drift_detail(lang: str, *, kind: str, verdict: str, builds: tuple[str, ...],
                  floor: float | None) -> str:
     """One drift item's detail in ``lang``; empty when the verdict says it all."""
     es = lang == "es"
-    names = _listed(named, lang)
+    names = listed(named, lang)
     if verdict == "missing":
         if kind == "trial":
             return f"sin fila en {names}" if es else f"no row in {names}"
@@ -145,14 +231,9 @@ def drift_detail(lang: str, *, kind: str, verdict: str, builds: tuple[str, ...],
     if verdict == "changed" and kind == "example":
         return "; ".join(named)
     if verdict == "inconclusive":
-        counts = _listed(tuple(f"{n} ({b})" for n, b in zip(blocks, builds, strict=True)), lang)
+        counts = listed([f"{n} ({b})" for n, b in zip(blocks, builds, strict=True)], lang)
         return (f"bloques por versión: {counts}; un veredicto necesita {min_blocks}" if es
                 else f"blocks per build: {counts}; a verdict needs {min_blocks}")
     if ratio is None:
         return ""
-    text = _ratio(lang, other, builds[0], ratio)
-    low, high = ratio[1], ratio[2]
-    if verdict == "no-measurable-difference" and floor is not None and (high < 1 or low > 1):
-        band = percent_band(floor, lang)
-        text += f"; dentro del ruido (±{band})" if es else f"; inside the noise (±{band})"
-    return text
+    return _timing(lang, verdict, other, builds[0], ratio, floor)

@@ -1,40 +1,220 @@
-"""The drift report as Markdown, in the page's language (a page of the site, and the
-body of the record-regeneration pull request). No torch import.
+"""The drift report as Markdown, in the page's language (a page of the site, and what
+``python -m harness drift`` prints for a reviewer). No torch import.
 
 Before the tables, each device key says how its builds were recorded (one session
-or several, wheel variants, the noise floor or «sin control: ruido desconocido») and
+or several, wheel variants, the noise band or «sin control: ruido desconocido") and
 how many blocks a verdict on timings needs, so a reader knows whether a «cambió»
-compares torch or also machines.
+compares torch or also machines. Then, per kind and device key: the items a
+reviewer must read, in a table sorted by verdict (changes first) and, within a
+verdict, by the size of the effect; the identical and single-build items as one
+count each; for timings a dot-and-interval chart and one worked example, taken
+from the first row of the table. Trials are named by the labels Medir's tables
+give them. Every record text is escaped on its way in.
 """
 
 from __future__ import annotations
 
+import html
+import math
+import re
+import statistics
 from collections import Counter
+from collections.abc import Mapping
 
+from harness.core.types import DEVICE_TYPES, TrialSpec
 from harness.records.drift import Drift, Setup
-from harness.records.drift_stats import MIN_BLOCKS
-from harness.text.drift_words import percent_band, verdict_count
-from harness.text.markdown import cell, code
-from harness.text.words import word
+from harness.records.drift_stats import (
+    CONFIDENCE,
+    MEDIAN_CONFIDENCE,
+    MIN_BLOCKS,
+    median_interval,
+    median_ranks,
+)
+from harness.records.store import version_key
+from harness.text.drift_words import collapsed_text, listed, verdict_count
+from harness.text.drift_worked import Worked, worked_text
+from harness.text.markdown import cell, code, html_text
+from harness.text.numbers import compact, decimal, latency_scale, unbroken
+from harness.text.ratios import band, interval_texts, ratio_text, ratio_texts, speed_text
+from harness.text.words import WORDS, word
+from harness.views.drift_chart import ChartText, Dot, drift_chart
+from harness.views.html_table import Cell, Row, html_table
+from harness.views.measured_row import identities
+from harness.views.observed import breakable
+from harness.views.svg import WIDTH
 
-__all__ = ["drift_markdown"]
+__all__ = ["drift_markdown", "trial_labels"]
 
 #: Verdicts a reviewer must look at come first.
 _ORDER = ("changed", "failing", "missing", "other-hardware", "inconclusive", "within-tolerance",
           "no-measurable-difference", "identical", "single-build")
+#: Verdicts counted in a sentence instead of listed row by row.
+_COLLAPSED = ("identical", "single-build")
+_STRONG = ("changed", "failing", "missing")
 
 
-def _table(items: list[Drift], lang: str) -> list[str]:
-    header = [word(lang, k) for k in ("drift_item", "drift_device", "drift_verdict",
-                                      "drift_detail")]
-    lines = ["| " + " | ".join(header) + " |", "|---|---|---|---|"]
-    for d in sorted(items, key=lambda d: (_ORDER.index(d.verdict), d.device, d.item)):
+def trial_labels(specs: Mapping[str, TrialSpec], lang: str) -> dict[str, str]:
+    """Trial name → the label Medir's table gives it (what tells the trials of its group
+    apart), after the group's name: ``matmul · float64 · 512×512``. Plain text."""
+    groups: dict[str, list[TrialSpec]] = {}
+    for spec in specs.values():
+        groups.setdefault(spec.group, []).append(spec)
+    labels: dict[str, str] = {}
+    for group, members in groups.items():
+        name = WORDS[lang].get(f"drift_group_{group}", group)
+        for trial, shown in identities(members, {}, lang).labels.items():
+            plain = html.unescape(re.sub(r"<[^>]*>", "", shown))
+            labels[trial] = plain if plain.startswith(group) else f"{name} · {plain}"
+    return labels
+
+
+def _percent(fraction: float, lang: str) -> str:
+    """``95 %``, ``97,5 %``: a confidence level without trailing zeros."""
+    return f"{compact(fraction * 100, lang)}{' %' if lang == 'es' else '%'}"
+
+
+def _effect(d: Drift) -> float:
+    """How far the ratio of medians lies from 1, on the chart's logarithmic scale."""
+    return abs(math.log(d.interval.ratio)) if d.interval and d.interval.ratio > 0 else 0.0
+
+
+def _item_html(d: Drift, labels: Mapping[str, str]) -> str:
+    if d.kind == "trial" and d.item in labels:  # each part keeps together, as in Medir
+        return " · ".join(f'<span class="harness-part">{html_text(p)}</span>'
+                          for p in labels[d.item].split(" · "))
+    return breakable(code(d.item))
+
+
+def _unbroken_ranges(escaped: str) -> str:
+    """``0,85–0,94`` kept on one line: a phone breaks after an en dash otherwise."""
+    return re.sub(r"\d[\d.,]*–\d[\d.,]*",
+                  lambda m: f'<span class="harness-range">{m[0]}</span>', escaped)
+
+
+def _table(items: list[Drift], labels: Mapping[str, str], lang: str, name: str) -> str:
+    first = "trial" if items[0].kind == "trial" else "drift_example"
+    header = [(word(lang, k), False) for k in (first, "drift_verdict", "drift_detail")]
+    rows = []
+    for d in items:
         verdict = word(lang, f"drift_{d.verdict}")
-        if d.verdict in ("changed", "failing", "missing"):
-            verdict = f"**{verdict}**"
-        detail = cell(d.detail_in(lang)) or "—"
-        lines.append(f"| {code(d.item)} | {cell(d.device)} | {verdict} | {detail} |")
-    return lines
+        if d.verdict in _STRONG:
+            verdict = f"<strong>{verdict}</strong>"
+        rows.append(Row(cells=[
+            Cell(html=_item_html(d, labels), css="harness-id"),
+            Cell(html=verdict, css="harness-verdict"),
+            Cell(html=_unbroken_ranges(html_text(d.detail_in(lang))) or "—",
+                 css="harness-detail")]))
+    return html_table(header, rows, css="harness-table harness-compact harness-drift",
+                      label=html_text(name))
+
+
+def _ratios(d: Drift, lang: str) -> tuple[list[str], list[str], int]:
+    """The ratio and its interval's ends, the noise band's ends (if any), the decimals."""
+    assert d.interval is not None
+    return interval_texts((d.interval.ratio, d.interval.low, d.interval.high),
+                          d.setup.floor if d.setup else None, lang)
+
+
+def _chart(items: list[Drift], labels: Mapping[str, str], lang: str, device: str) -> str:
+    compared = [d for d in items if d.interval is not None]
+    if not compared:
+        return ""
+    base = compared[0].builds[0]
+    floor = compared[0].setup.floor if compared[0].setup else None
+    dots, described = [], []
+    for d in compared:
+        assert d.interval is not None
+        (point, low, high), _, _ = _ratios(d, lang)
+        label = labels.get(d.item, d.item)
+        note = f"{label}: {point}× ({low}–{high}), {word(lang, f'drift_{d.verdict}')}"
+        dots.append(Dot(label=label, ratio=d.interval.ratio, low=d.interval.low,
+                        high=d.interval.high, changed=d.verdict == "changed", note=note))
+        described.append(note)
+    confidence = _percent(float(CONFIDENCE), lang)
+    text = ChartText(title=word(lang, "drift_chart_title").format(base=base, device=device),
+                     description="; ".join(described), axis=word(lang, "drift_chart_axis"),
+                     faster=word(lang, "drift_faster"), slower=word(lang, "drift_slower"),
+                     tick=lambda v: compact(v, lang))
+    caption = word(lang, "drift_chart_caption").format(base=base, confidence=confidence)
+    noise = band(floor) if floor is not None else None
+    if noise is not None:
+        low, high = ratio_texts(noise, lang)
+        caption += word(lang, "drift_chart_band").format(low=low, high=high)
+    name = f"harness-drift-{re.sub(r'[^a-z0-9]+', '-', device.lower())}"
+    # Two drawings, one shown (harness.css): labels beside the bars in the article's
+    # column, above them in a phone's; each at the size it is read at.
+    wide = drift_chart(dots, band=noise, text=text, element_id=f"{name}-wide", width=WIDTH)
+    phone = drift_chart(dots, band=noise, text=text, element_id=f"{name}-phone")
+    return (f'<figure class="harness-drift-chart"><div class="harness-drift-wide">{wide}</div>'
+            f'<div class="harness-drift-phone">{phone}</div>'
+            f"<figcaption>{html_text(caption)}</figcaption></figure>")
+
+
+def _worked(d: Drift, labels: Mapping[str, str], lang: str) -> str:
+    """The first compared row, read step by step: medians, intervals, ratio, verdict."""
+    base, other = d.samples
+    spans, ranks = (median_interval(base), median_interval(other)), (
+        median_ranks(len(base)), median_ranks(len(other)))
+    if d.interval is None or None in spans or None in ranks:
+        return ""
+    (a1, b1), (a2, b2) = (s for s in spans if s is not None)
+    (k1, j1), (k2, j2) = (r for r in ranks if r is not None)
+    m1, m2 = statistics.median(base), statistics.median(other)
+    factor, unit = latency_scale(m1)
+    (point, low, high), noise, places = _ratios(d, lang)
+
+    def shown(seconds: float, digits: int) -> float:
+        return float(f"{seconds / factor:.{digits}g}")
+
+    # Enough digits that the reader's own division of the shown times gives the shown ratios.
+    digits = next((n for n in (3, 4, 5) if all(
+        ratio_text(shown(x, n) / shown(y, n), lang, places=places) == text
+        for x, y, text in ((m2, m1, point), (a2, b1, low), (b2, a1, high)))), 6)
+
+    def time(seconds: float) -> str:
+        return unbroken(f"{decimal(seconds / factor, lang, digits=digits)} {unit}")
+
+    worked = Worked(
+        label=cell(labels.get(d.item, d.item)), base=cell(d.builds[0]), other=cell(d.other),
+        n1=len(base), n2=len(other), m1=time(m1), m2=time(m2), a1=time(a1), b1=time(b1),
+        a2=time(a2), b2=time(b2), k1=k1, j1=j1, k2=k2, j2=j2, point=point, low=low, high=high,
+        median_confidence=_percent(float(MEDIAN_CONFIDENCE), lang),
+        confidence=_percent(float(CONFIDENCE), lang), verdict=d.verdict,
+        includes_one=not d.interval.excludes_one, noise="–".join(noise),
+        speed=speed_text(d.interval.ratio, lang))
+    return f"**{word(lang, 'drift_worked')}.** {worked_text(worked, lang)}"
+
+
+def _device(items: list[Drift], labels: Mapping[str, str], lang: str, *, chart: bool
+            ) -> list[str]:
+    """One device key's items of one kind: who is compared, the counts, the rest."""
+    kind, device, builds = items[0].kind, items[0].device, items[0].builds
+    device_type = device.split("-", 1)[0]
+    head = (f"**{word(lang, device_type)}** ({cell(device)})" if device_type in DEVICE_TYPES
+            else f"**{cell(device)}**")
+    shown = sorted((d for d in items if d.verdict not in _COLLAPSED), key=lambda d: (
+        _ORDER.index(d.verdict), -_effect(d), labels.get(d.item, d.item)))
+    sentences = []
+    if shown and len(builds) > 1:
+        sentences.append(word(lang, "drift_against").format(
+            base=cell(builds[0]), others=listed([cell(b) for b in builds[1:]], lang)))
+    counts: Counter[str] = Counter(d.verdict for d in shown)
+    if counts:
+        summary = ", ".join(verdict_count(v, counts[v], lang) for v in _ORDER if counts[v])
+        sentences.append(f"{word(lang, 'drift_summary')}: {summary}")
+    collapsed: Counter[str] = Counter(d.verdict for d in items if d.verdict in _COLLAPSED)
+    sentences += [cell(collapsed_text(kind, v, collapsed[v], builds, lang))
+                  for v in _COLLAPSED if collapsed[v]]
+    parts = [f"{head}: " + ". ".join(s[0].upper() + s[1:] for s in sentences) + ".", ""]
+    if not shown:
+        return parts
+    name = f"{word(lang, 'drift_trials' if kind == 'trial' else 'drift_examples')} · {device}"
+    figure = _chart(shown, labels, lang, device) if chart else ""
+    parts += [figure, ""] if figure else []
+    parts += [_table(shown, labels, lang, name), ""]
+    example = next((d for d in shown if d.interval is not None and len(d.samples) == 2), None)
+    worked = _worked(example, labels, lang) if example is not None else ""
+    return parts + ([worked, ""] if worked else [])
 
 
 def _setup_lines(setup: Setup, lang: str) -> list[str]:
@@ -44,7 +224,8 @@ def _setup_lines(setup: Setup, lang: str) -> list[str]:
     if setup.variants:
         notes.append(word(lang, "drift_variants").format(variants=" / ".join(setup.variants)))
     if setup.floor is not None:
-        notes.append(word(lang, "drift_floor").format(floor=percent_band(setup.floor, lang),
+        low, high, floor = ratio_texts([*band(setup.floor), setup.floor], lang)
+        notes.append(word(lang, "drift_floor").format(low=low, high=high, floor=floor,
                                                       controls=", ".join(setup.controls)))
     else:
         notes.append(word(lang, "drift_no_floor"))
@@ -65,20 +246,36 @@ def _setups(report: list[Drift], lang: str) -> list[str]:
     return [*lines, ""]
 
 
-def drift_markdown(report: list[Drift], lang: str) -> str:
-    """The builds, how they were recorded, then per kind a summary and a table."""
+def _reading(trials: list[Drift], lang: str) -> list[str]:
+    """How to read a ratio: which build is the reference, what below 1 means."""
+    compared = {d.device: d for d in trials if d.interval is not None}
+    if not compared:
+        return []
+    references = "; ".join(f"{cell(k)}: {cell(d.builds[0])}" for k, d in compared.items())
+    floors = any(d.setup is not None and d.setup.floor is not None for d in compared.values())
+    return [word(lang, "drift_reading").format(
+        references=references, confidence=_percent(float(CONFIDENCE), lang),
+        band=word(lang, "drift_reading_band") if floors else ""), ""]
+
+
+def drift_markdown(report: list[Drift], lang: str, *,
+                   specs: Mapping[str, TrialSpec] | None = None, chart: bool = False) -> str:
+    """The builds, how they were recorded, then per kind and device the counts, the
+    items to read and, with ``chart``, the ratios drawn (a page, not a pull request:
+    GitHub drops inline SVG). ``specs`` name trials as Medir does; without them, by id."""
     if not report:
         return f"*{word(lang, 'missing')}*\n"
-    parts: list[str] = []
-    builds = sorted({b for d in report for b in d.builds})
-    parts.append(f"{word(lang, 'drift_builds')}: {', '.join(cell(b) for b in builds)}.\n")
+    labels = trial_labels(specs, lang) if specs else {}
+    builds = sorted({b for d in report for b in d.builds}, key=version_key)
+    parts = [f"{word(lang, 'drift_builds')}: {', '.join(cell(b) for b in builds)}.\n"]
     parts += _setups(report, lang)
     for kind, title in (("example", "drift_examples"), ("trial", "drift_trials")):
         items = [d for d in report if d.kind == kind]
         if not items:
             continue
-        counts: Counter[str] = Counter(d.verdict for d in items)
-        summary = ", ".join(verdict_count(v, counts[v], lang) for v in _ORDER if counts[v])
-        parts += [f"### {word(lang, title)}", "", f"{word(lang, 'drift_summary')}: {summary}.", "",
-                  *_table(items, lang), ""]
+        parts += [f"### {word(lang, title)}", ""]
+        parts += _reading(items, lang) if kind == "trial" else []
+        for device in dict.fromkeys(d.device for d in items):
+            parts += _device([d for d in items if d.device == device], labels, lang,
+                             chart=chart)
     return "\n".join(parts) + "\n"

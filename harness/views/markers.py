@@ -144,7 +144,7 @@ def _claim_ids(site: Site, page: PageContext) -> set[str]:
 
 def _drift(marker: Marker, site: Site, page: PageContext) -> Rendered:
     report = drift_report(site.records, site.project.python_expectations(), list(site.specs))
-    return Rendered(markdown=drift_markdown(report, page.lang))
+    return Rendered(markdown=drift_markdown(report, page.lang, specs=site.specs, chart=True))
 
 
 def _kind(name: str, summary: str, render: Renderer, **arguments: tuple[str, Choices | None]

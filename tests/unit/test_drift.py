@@ -5,8 +5,10 @@ answer is known (sessions, wheel variants, a control's noise floor)."""
 from __future__ import annotations
 
 import csv
+import html
 import math
 import random
+import re
 from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
@@ -43,6 +45,10 @@ def row(build: str, times: tuple[float, ...], *, run: str, error: str = "") -> T
                     batch=1, task="compute", threads=1, tolerance=1e-3, spec_sha256="ab",
                     synchronized=True, run_id=run, latency=sorted(times)[len(times) // 2],
                     samples_s=times, quality_pass=not error, error=error)
+
+
+def text_of(page: str) -> str:  # what a reader reads: no tags, entities resolved
+    return html.unescape(re.sub(r"<[^>]*>", "", page))
 
 
 def record(build: str, *, times: tuple[float, ...] | None = None, value: object = 6.0,
@@ -191,7 +197,9 @@ def test_a_difference_inside_the_controls_noise_floor_is_no_measurable_differenc
     assert found.verdict == "no-measurable-difference"
     assert found.setup is not None and found.setup.floor == pytest.approx(1.08, rel=0.02)
     assert found.setup.controls == ("2.13",)
-    assert "dentro del ruido (±8" in found.detail_in("es")
+    band = f"{1 / found.setup.floor:.2f}–{found.setup.floor:.2f}".replace(".", ",")
+    assert f"excluye el 1 pero entra en la banda de ruido {band}" in found.detail_in("es")
+    assert found.samples == (base, other)  # what the worked example reads
 
 
 def test_trials_failing_missing_and_on_other_hardware_are_named() -> None:
@@ -224,13 +232,15 @@ def test_the_report_says_what_else_differs_and_reads_in_both_languages() -> None
     records = Records(items=[record("2.13.0+cpu", times=tight, session="a"),
                              record("2.14.1+cu130", times=samples(2e-3, 0.01), session="b")])
     report = drift_report(records, [EXPECT], ["mm"])
-    spanish, english = drift_markdown(report, "es"), drift_markdown(report, "en")
-    assert "**cambió**" in spanish and "1 idéntico." in spanish and "1 cambió" in spanish
-    assert "2.14.1+cu130 tarda 2,0" in spanish and "(intervalo 1," in spanish
+    spanish, english = (text_of(drift_markdown(report, lang)) for lang in ("es", "en"))
+    assert "cambió" in spanish and "Resumen: 1 cambió" in spanish
+    assert "1 ejemplo idéntico en todas las versiones (2.13.0+cpu y 2.14.1+cu130)" in spanish
+    assert "2.14.1+cu130 tarda 2,0" in spanish and "más lento; intervalo 1," in spanish
     assert "registradas en sesiones distintas" in spanish and "(cpu / cu130)" in spanish
     assert "sin control: ruido desconocido" in spanish
     assert "al menos 7 bloques por versión" in spanish
-    assert "**changed**" in english and "takes 2.0" in english and "noise unknown" in english
+    assert "takes 2.0" in english
+    assert "noise unknown" in english and "slower; interval 1." in english
     same = drift_report(Records(items=[record("2.13", times=tight), record("2.14", times=tight)]),
                         [], ["mm"])
     assert "registradas en una misma sesión" in drift_markdown(same, "es")
@@ -239,7 +249,7 @@ def test_the_report_says_what_else_differs_and_reads_in_both_languages() -> None
 def test_spanish_counts_agree_with_their_number() -> None:
     records = Records(items=[record("2.13", value=6.0), record("2.14", value=6.0)])
     report = drift_report(records, [EXPECT, EXPECT], [])
-    assert "Resumen: 2 idénticos." in drift_markdown(report, "es")
+    assert "2 ejemplos idénticos en todas las versiones" in drift_markdown(report, "es")
 
 
 def test_a_record_set_holds_a_control_run_beside_its_rows(tmp_path: Path) -> None:

@@ -1,0 +1,84 @@
+"""The drift page as a reader sees it in Chromium, at 1280 and 390 px (issue 20): its
+chart fits the column with every text inside the drawing, each verdict stays in
+view on a phone, labels never break inside a word, and the Spanish page writes no
+English detail."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+PAGE = "deriva-entre-versiones/"
+#: Words both editions write: names of things, and Spanish words that are English too.
+SHARED = {"cpu", "gpu", "cuda", "nvidia", "matmul", "float", "bfloat", "autograd", "grad",
+          "backward", "torch", "cu", "control", "no", "comparable", "error", "vertical"}
+
+
+def _report_text(tab: Any) -> str:
+    """The report's text (after its heading), without code or version numbers."""
+    text = tab.evaluate("""(() => {
+        const start = document.querySelector('#informe, #report');
+        const out = [];
+        for (let e = start.nextElementSibling; e; e = e.nextElementSibling) {
+            const copy = e.cloneNode(true);
+            copy.querySelectorAll('code, pre, svg').forEach(c => c.remove());
+            out.push(copy.innerText); }
+        return out.join('\\n'); })()""")
+    return re.sub(r"\d+\.\d+\.\d+(\+\w+)?", " ", text)
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[a-záéíóúñü]{2,}", text.lower()))
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_chart_fits_the_column_with_every_text_inside(open_page: Any, width: int) -> None:
+    tab = open_page(PAGE, width=width)
+    charts = tab.evaluate("""[...document.querySelectorAll('figure.harness-drift-chart')]
+        .map(f => [...f.querySelectorAll('svg')].filter(s => s.getBoundingClientRect().width))
+        .map(shown => shown.map(svg => { const box = svg.getBoundingClientRect();
+            const texts = [...svg.querySelectorAll('text')].map(t => t.getBoundingClientRect());
+            return {id: svg.id, left: box.left, right: box.right,
+                    texts: texts.length, circles: svg.querySelectorAll('circle').length,
+                    outside: texts.filter(r => r.left < box.left - 1 || r.right > box.right + 1
+                        || r.top < box.top - 1 || r.bottom > box.bottom + 1).length}; }))""")
+    assert charts, "no drift chart on the page"
+    for shown in charts:
+        (chart,) = shown  # one drawing per width: the other is hidden
+        assert chart["id"].endswith("-phone" if width < 720 else "-wide"), chart
+        assert chart["left"] >= 0 and chart["right"] <= width, chart
+        assert chart["circles"] > 0 and chart["texts"] > chart["circles"], chart
+        assert chart["outside"] == 0, chart
+    assert tab.evaluate("document.documentElement.scrollWidth") <= width
+
+
+def test_on_a_phone_every_verdict_is_in_view_and_labels_keep_together(open_page: Any) -> None:
+    tab = open_page(PAGE, width=390)
+    rows = tab.evaluate("""[...document.querySelectorAll('table.harness-drift tbody tr')]
+        .map(r => { const v = r.querySelector('.harness-verdict').getBoundingClientRect();
+            return {verdict: [v.left, v.right, v.height],
+                    text: r.querySelector('.harness-verdict').innerText,
+                    broken: [...r.querySelectorAll('.harness-part, code')].filter(e =>
+                        new Set([...e.getClientRects()].filter(b => b.width > 0)
+                            .map(b => Math.round(b.top))).size > 1).map(e => e.textContent)}; })""")
+    assert rows, "no drift table on the page"
+    for row in rows:
+        left, right, height = row["verdict"]
+        assert height > 0 and left >= 0 and right <= 390, row
+        assert row["text"] and row["broken"] == [], row
+    scrolled = tab.evaluate("""[...document.querySelectorAll('table.harness-drift')]
+        .map(t => t.closest('.harness-scroll')).map(s => s.scrollWidth - s.clientWidth)""")
+    assert all(extra <= 1 for extra in scrolled), scrolled
+
+
+def test_the_spanish_page_writes_no_english_detail(open_page: Any) -> None:
+    english = _words(_report_text(open_page("en/" + PAGE))) - SHARED
+    assert {"takes", "interval", "reference"} <= english, "the English report reads English"
+    spanish = _report_text(open_page(PAGE))
+    assert "tarda" in spanish and "intervalo" in spanish
+    assert sorted(_words(spanish) & english) == []
+    assert re.findall(r"\d\.\d", spanish) == [], "a decimal point on the Spanish page"
