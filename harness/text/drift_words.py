@@ -56,9 +56,9 @@ DRIFT_WORDS: dict[str, dict[str, str]] = {
         "drift_faster": "← más rápido",
         "drift_slower": "más lento →",
         "drift_chart_caption": ("Cada punto es el cociente de medianas de un ensayo frente a "
-                                "{base}, y su barra, el intervalo del {confidence}; la línea "
-                                "vertical marca el 1 (el mismo tiempo). Punto relleno: cambió; "
-                                "hueco: sin diferencia medible."),
+                                "{base}, y su barra, su intervalo (confianza de al menos el "
+                                "{confidence}); la línea vertical marca el 1 (el mismo tiempo). "
+                                "Punto relleno: cambió; hueco: sin diferencia medible."),
         "drift_chart_band": " La franja gris es la banda de ruido ({low}–{high}).",
         "drift_worked": "Ejemplo resuelto",
         "drift_group_matmul": "matmul",
@@ -108,9 +108,9 @@ DRIFT_WORDS: dict[str, dict[str, str]] = {
         "drift_faster": "← faster",
         "drift_slower": "slower →",
         "drift_chart_caption": ("Each dot is a trial's ratio of medians against {base}, and "
-                                "its bar the {confidence} interval; the vertical line marks 1 "
-                                "(the same time). Filled dot: changed; hollow: no measurable "
-                                "difference."),
+                                "its bar its interval (at least {confidence} confidence); the "
+                                "vertical line marks 1 (the same time). Filled dot: changed; "
+                                "hollow: no measurable difference."),
         "drift_chart_band": " The grey band is the noise band ({low}–{high}).",
         "drift_worked": "Worked example",
         "drift_group_matmul": "matmul",

@@ -62,9 +62,9 @@ _TEXT = {
                   "contiene el cociente verdadero al menos el {confidence} de las veces. "),
         "includes": ("Incluye el 1: estos bloques no distinguen las dos versiones, y el "
                      "veredicto es «sin diferencia medible»."),
-        "inside": ("Excluye el 1, pero entra en la banda de ruido ({noise}), cocientes que el "
-                   "control midió entre una versión y ella misma: el veredicto es «sin "
-                   "diferencia medible»."),
+        "inside": ("Excluye el 1, pero entra en la banda de ruido ({noise}), tan ancha como "
+                   "la mayor diferencia que el control midió entre una versión y ella misma: "
+                   "el veredicto es «sin diferencia medible»."),
         "changed": "Excluye el 1{outside}: el veredicto es «cambió»; {other} es {speed}.",
         "outside": " y queda fuera de la banda de ruido ({noise})",
     },
@@ -79,9 +79,9 @@ _TEXT = {
                   "{low}–{high}, which holds the true ratio at least {confidence} of the time. "),
         "includes": ("It includes 1: these blocks do not tell the two builds apart, and the "
                      "verdict is “no measurable difference”."),
-        "inside": ("It excludes 1 but reaches into the noise band ({noise}), ratios the control "
-                   "measured between a build and itself: the verdict is “no measurable "
-                   "difference”."),
+        "inside": ("It excludes 1 but reaches into the noise band ({noise}), as wide as the "
+                   "largest difference the control measured between a build and itself: the "
+                   "verdict is “no measurable difference”."),
         "changed": "It excludes 1{outside}: the verdict is “changed”; {other} is {speed}.",
         "outside": " and stays out of the noise band ({noise})",
     },

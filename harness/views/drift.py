@@ -2,7 +2,7 @@
 ``python -m harness drift`` prints for a reviewer). No torch import.
 
 Before the tables, each device key says how its builds were recorded (one session
-or several, wheel variants, the noise band or «sin control: ruido desconocido") and
+or several, wheel variants, the noise band or «sin control: ruido desconocido») and
 how many blocks a verdict on timings needs, so a reader knows whether a «cambió»
 compares torch or also machines. Then, per kind and device key: the items a
 reviewer must read, in a table sorted by verdict (changes first) and, within a
