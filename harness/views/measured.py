@@ -20,7 +20,6 @@ from harness.core.rows import ARTICLE_COLUMNS
 from harness.records.rows import format_rows
 from harness.text.markdown import cell
 from harness.text.numbers import (
-    compact,
     decimal,
     latency_scale,
     latency_text,
@@ -32,7 +31,7 @@ from harness.text.words import word
 from harness.views.environment import environment_table
 from harness.views.measured_context import Context, row_environment
 from harness.views.measured_tables import compare_versions, device_types_for, measurements
-from harness.views.svg import Point, Series, svg_chart
+from harness.views.svg import Point, Series, responsive_chart
 
 __all__ = ["MeasuredView", "compare_versions_view", "csv_row_view", "environment_view",
            "measurements_view", "plot_view"]
@@ -98,10 +97,12 @@ def _plot_series(
             f"{where}: group {group!r} mixes throughput units {sorted(set(units))}; "
             "plot one unit per group"
         )
-    # A label names only what tells the lines apart; one colour per kind of curve,
-    # one dash per build: a build's change reads as a dash.
+    # A label names only what tells the lines apart; one colour per kind of curve (work
+    # and dtype), one marker per place it ran (build and device), one dash per build: a
+    # build's change reads as a dash, and few hues are needed, each far from the others.
     varying = [i for i in range(5) if len({k[i] for k in series}) > 1]
-    families = sorted({(k[0], k[1], k[2], k[4]) for k in series})
+    families = sorted({(k[0], k[1], k[2]) for k in series})
+    places = sorted({(builds.index(k[3]), k[4]) for k in series})
     out = []
     for curve, points in sorted(series.items(), key=lambda i: (*i[0][:3], builds.index(i[0][3]),
                                                                i[0][4])):
@@ -112,7 +113,8 @@ def _plot_series(
             label += f" · {word(lang, 'failing_series')}"
         out.append(Series(label=label, points=points, dash=builds.index(curve[3]),
                           failing=failing,
-                          colour=families.index((curve[0], curve[1], curve[2], curve[4]))))
+                          colour=families.index((curve[0], curve[1], curve[2])),
+                          marker=places.index((builds.index(curve[3]), curve[4]))))
     return out, x_is_batch, skipped, units or ["FLOP/s"]
 
 
@@ -133,23 +135,22 @@ def _plot(context: Context, group: str, y: str, where: str) -> str:
         y_label = f"{word(lang, 'throughput_axis')} ({unit})"
     x_label = word(lang, "batch_axis" if x_is_batch else "size_axis")
     title = f"{word(lang, 'plot_short_' + y)} · {group}"
-    y_format: Callable[[float], str] = lambda v: compact(v / factor, lang)  # noqa: E731
     described = "; ".join(
         f"{s.label}: " + ", ".join(f"{p.x:g} → {decimal(p.y / factor, lang)}" for p in s.points)
         for s in series
     )
     xs = sorted({p.x for s in series for p in s.points})
-    svg = svg_chart(series, title=title, x_label=x_label, y_label=y_label, x_ticks=xs,
-                    y_format=y_format, element_id=f"harness-plot-{group}-{y}",
-                    description=described)
+    # Two drawings, wide and phone-sized; the style sheet shows the one that fits.
+    svg = responsive_chart(series, title=title, x_label=x_label, y_label=y_label, x_ticks=xs,
+                           lang=lang, y_scale=factor, element_id=f"harness-plot-{group}-{y}",
+                           description=described)
     caption = f"{word(lang, 'plot_short_' + y)}, {group}; {word(lang, 'log')}."
     if skipped:
         caption += f" {word(lang, 'skipped')}: {skipped}."
     if context.stale:
         caption += f" {word(lang, 'stale')}: {len(context.stale)}."
-    # A region that scrolls on phones: focusable and named, so a keyboard can scroll it.
-    return (f'<figure class="harness-plot"><div class="harness-plot-scroll" tabindex="0" '
-            f'role="region" aria-label="{escape(title)}">{svg}</div>'
+    # Each drawing fits its column, so nothing scrolls: no focusable region is needed.
+    return (f'<figure class="harness-plot">{svg}'
             f"<figcaption>{escape(caption)}</figcaption></figure>\n")
 
 

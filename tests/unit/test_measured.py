@@ -169,8 +169,10 @@ def test_compare_versions_ratio_only_for_passing_rows(records, specs) -> None:
 
 def test_plot_is_accessible_svg_with_localized_axes(records, specs) -> None:
     markdown, stale = render("plot", {"group": "mlp", "y": "latency"}, records, specs)
-    assert markdown.startswith('<figure class="harness-plot"><div class="harness-plot-scroll" '
-                               'tabindex="0" role="region" aria-label="')
+    # Two drawings (wide, and phone-sized with a legend); nothing scrolls, so no region.
+    assert markdown.startswith('<figure class="harness-plot"><div class="harness-plot-pair">'
+                               '<svg xmlns="http://www.w3.org/2000/svg" role="img"')
+    assert markdown.count("<svg ") == 2 and 'id="harness-plot-mlp-latency-narrow"' in markdown
     assert 'role="img"' in markdown and "<title>Latencia mediana por llamada · mlp</title>" in markdown
     assert ">Tamaño de lote</text>" in markdown and "<figcaption>" in markdown
     assert 'class="harness-line-label"' in markdown  # lines are labelled where they end
@@ -178,7 +180,7 @@ def test_plot_is_accessible_svg_with_localized_axes(records, specs) -> None:
     assert stale and "mlp_b4" in stale[0]
     english, _ = render("plot", {"group": "matmul", "y": "throughput"}, records, specs, lang="en")
     assert ">Size n (first dimension of the shape)</text>" in english
-    assert "bfloat16 · torch 2.14.1 · fails</text>" in english and 'stroke="#9E9E9E"' in english  # greyed
+    assert "bfloat16 · torch 2.14.1 · fails</text>" in english and 'stroke="#8C8C8C"' in english  # greyed
     assert "Environment" not in english.split("<figcaption>")[1]
 
 
