@@ -1,7 +1,10 @@
 """Where every record set was made, turned sideways: one row per field, one column
-per record set. A value every set shares is said once, across the row; long
-texts (how the peak was obtained, how memory was measured) open on a click.
-The recorder's English texts are shown in the page's language. No torch import.
+per record set. A field every set shares is said once, in a list under the table;
+neighbouring sets that agree share one cell, drawn as one box across their columns
+(rules between the columns show where a shared cell ends, so it never reads as a
+value beside an empty column). Long texts (how the peak was obtained, how memory was
+measured) open on a click. The recorder's English texts are shown in the page's
+language. No torch import.
 """
 
 from __future__ import annotations
@@ -15,12 +18,15 @@ from harness.text.markdown import html_text
 from harness.text.numbers import decimal, throughput_text, unbroken
 from harness.text.record_words import record_text
 from harness.text.words import word
-from harness.views.measured_context import Context
+from harness.views.measured_context import Context, threads_text
 
 __all__ = ["environment_table"]
 
 _LONG = 48
 """Texts longer than this open in a note instead of widening the table."""
+_SUMMARY = 30
+"""A note's summary: its first words, up to this many characters, so that a column of
+one record set stays narrow enough for five of them to fit a desktop column."""
 
 
 def _peak(env: Environment, lang: str) -> str:
@@ -47,6 +53,25 @@ def _cpu(env: Environment, lang: str) -> str:
     return " · ".join(parts)
 
 
+def _threads(record: DeviceRecord, lang: str) -> str:
+    """What the set's CPU threads were, exactly: each trial sets its own count (the rows
+    say which); a set without trials (examples only) ran with its runs' count, which is
+    torch's default when the environment says so; then the machine's logical CPUs."""
+    envs = list(record.environments.values())
+    if record.rows:
+        counts = [row.threads for row in record.rows]
+        text = (f"{threads_text(counts, lang)} "
+                f"{word(lang, 'threads_each' if len(set(counts)) == 1 else 'threads_by_trial')}")
+    else:
+        counts = [e.threads for e in envs]
+        text = threads_text(counts, lang)
+        defaults = {e.extra.get("torch_default_threads") for e in envs}
+        if defaults == {counts[0]} and len(set(counts)) == 1:
+            text += f", {word(lang, 'threads_default')}"
+    cpus = sorted({n for e in envs if isinstance(n := e.extra.get("cpu_count"), int) and n > 0})
+    return text + "".join(f" ({word(lang, 'logical_cpus').format(n=n)})" for n in cpus[-1:])
+
+
 def _dates(record: DeviceRecord) -> str:
     days = sorted({e.date[:10] for e in record.environments.values() if e.date})
     return days[0] if len(days) == 1 else f"{days[0]} … {days[-1]}" if days else ""
@@ -55,8 +80,7 @@ def _dates(record: DeviceRecord) -> str:
 _FIELDS: tuple[tuple[str, Callable[[DeviceRecord, str], str]], ...] = (
     ("device", lambda r, lang: r.environment.device_name or r.device_key),
     ("cpu_model", lambda r, lang: r.environment.cpu_model),
-    ("threads", lambda r, lang: "/".join(str(t) for t in sorted(
-        {e.threads for e in r.environments.values()}))),
+    ("env_threads", _threads),
     ("platform", lambda r, lang: f"Python {r.environment.python} · {r.environment.platform}"),
     ("cuda_driver", lambda r, lang: " / ".join(
         x for x in (r.environment.cuda, r.environment.driver) if x)),
@@ -73,41 +97,44 @@ _FIELDS: tuple[tuple[str, Callable[[DeviceRecord, str], str]], ...] = (
 def _value(text: str, lang: str) -> str:
     if not text:
         return "—"
-    if len(text) <= _LONG:
-        return unbroken(html_text(text)) if len(text) < 24 else html_text(text)
-    short = html_text(text[:_LONG].rsplit(" ", 1)[0]) + "…"
+    if len(text) <= _LONG:  # a short value keeps together: no break at its spaces or "-"
+        return (f'<span class="harness-unbroken">{unbroken(html_text(text))}</span>'
+                if len(text) < 24 else html_text(text))
+    short = html_text(text[:_SUMMARY].rsplit(" ", 1)[0]) + "…"
     return (f'<details class="harness-note"><summary>{short}</summary>'
             f"<p>{html_text(text)}</p></details>")
 
 
 def environment_table(context: Context) -> str:
-    """One column per record set (torch build × device), one row per field."""
+    """One column per record set (torch build × device), one row per field; the fields
+    every set shares listed once under the table."""
     lang = context.lang
     records = context.records.items
     if not records:
         return f"*{word(lang, 'missing')}*\n"
     head = "".join(f'<th scope="col">torch {html_text(r.torch_build)}<br>'
                    f"<code>{html_text(r.device_key)}</code></th>" for r in records)
-    rows = []
+    rows, shared = [], []
     for key, read in _FIELDS:
         values = [read(r, lang) for r in records]
         name = word(lang, key)
         if len(records) > 1 and len(set(values)) == 1:
-            cells = (f'<td colspan="{len(records)}" class="harness-same">{_value(values[0], lang)}'
-                     f' <span class="harness-agree">({word(lang, "same_all")})</span></td>')
-        else:  # neighbours that agree share one cell
-            runs: list[list[str]] = []
-            for value in values:
-                if runs and runs[-1][0] == value:
-                    runs[-1].append(value)
-                else:
-                    runs.append([value])
-            cells = "".join(
-                f'<td{f" colspan={chr(34)}{len(run)}{chr(34)}" if len(run) > 1 else ""}>'
-                f"{_value(run[0], lang)}</td>" for run in runs)
+            shared.append(f"<li>{name}: {_value(values[0], lang)}</li>")
+            continue
+        runs: list[list[str]] = []  # neighbours that agree share one cell
+        for value in values:
+            if runs and runs[-1][0] == value:
+                runs[-1].append(value)
+            else:
+                runs.append([value])
+        cells = "".join(
+            (f'<td colspan="{len(run)}" class="harness-span">' if len(run) > 1 else "<td>")
+            + f"{_value(run[0], lang)}</td>" for run in runs)
         rows.append(f'<tr><th scope="row">{name}</th>{cells}</tr>')
+    common = (f'<p class="harness-env-common">{word(lang, "same_all_title")}:</p>'
+              f'<ul class="harness-env-common">{"".join(shared)}</ul>' if shared else "")
     return (f'<div class="harness-scroll" tabindex="0" role="region" '
             f'aria-label="{word(lang, "environment")}">'
             f'<table class="harness-table harness-env">'
             f'<thead><tr><th scope="col">{word(lang, "field")}</th>{head}</tr></thead>'
-            f"<tbody>{''.join(rows)}</tbody></table></div>\n")
+            f"<tbody>{''.join(rows)}</tbody></table></div>{common}\n")

@@ -15,7 +15,8 @@ from harness.text.markdown import cell
 from harness.text.record_words import record_text
 from harness.text.words import word
 
-__all__ = ["Context", "row_environment"]
+__all__ = ["Context", "row_environment", "threads_text"]
+
 
 @dataclass(kw_only=True)
 class Context:
@@ -58,17 +59,24 @@ class Context:
         return [r for r in record.rows if self.specs[r.trial].group == group]
 
 
+def threads_text(counts: list[int], lang: str) -> str:
+    """Thread counts in words: «1 hilo», «1 o 2 hilos», «1, 2 o 4 hilos» (never «1/2»,
+    which reads as a fraction)."""
+    shown = [str(n) for n in sorted(set(counts))] or ["1"]
+    listed = (shown[0] if len(shown) == 1
+              else f"{', '.join(shown[:-1])} {word(lang, 'threads_or')} {shown[-1]}")
+    return f"{listed} {word(lang, 'thread' if shown == ['1'] else 'threads_word')}"
+
+
 def row_environment(record: DeviceRecord, rows: list[TrialRow], lang: str, *,
                     html: bool = False) -> str:
     """Short environment: device, threads, torch build, date (and memory method)."""
     env = record.environment_of_runs({r.run_id for r in rows})
-    threads = sorted({int(r.threads) for r in rows}) or [env.threads if env else 1]
-    threads_word = word(lang, "thread") if threads == [1] else word(lang, "threads_word")
+    threads = [int(r.threads) for r in rows] or [env.threads if env else 1]
     name = (env.device_name if env else "") or record.device_key
     date = env.date[:10] if env else ""
     methods = sorted({record_text(r.memory_method, lang) for r in rows if r.memory_method})
-    parts = [name, f"{'/'.join(map(str, threads))} {threads_word}", f"torch {record.torch_build}",
-             date]
+    parts = [name, threads_text(threads, lang), f"torch {record.torch_build}", date]
     if methods:
         parts.append(f"{word(lang, 'memory_method')}: {'; '.join(methods)}")
     text = " · ".join(p for p in parts if p)

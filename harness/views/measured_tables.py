@@ -73,9 +73,11 @@ def _table(context: Context, specs: list[TrialSpec], records: list[DeviceRecord]
         shown = [cells[i] for i in kept]
         if show_build:
             shown.insert(0, Cell(html=html_text(record.torch_build), css="harness-build"))
-        if index == 0:
+        if index == 0:  # the trial's header spans its builds: tinted if any of them fails
+            group_fails = any(e[3] for e in entries[number:number + len(records)])
             shown.insert(0, Cell(html=f'<span class="harness-label">{identity.labels[spec.name]}'
-                                 "</span>", span=len(records), css="harness-id"))
+                                 "</span>", span=len(records),
+                                 css="harness-id harness-fail" if group_fails else "harness-id"))
         rows.append(Row(cells=shown, css="harness-fail" if failing else "", title=spec.name,
                         first_of_group=index == 0))
     parts = identity.caption + [

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.browsing import ARTICLES
+from tests.browser.browsing import ARTICLES, switch_palette
 
 pytestmark = pytest.mark.browser
 
@@ -150,3 +150,131 @@ def test_all_columns_lines_fit_their_column_and_read_in_spanish(open_page: Any,
         assert found["scroll"] <= 1 and found["past"] == [], (where, found["past"])
         english = re.findall(_ENGLISH, found["text"])
         assert not english, (where, sorted(set(english)))
+
+
+# --- charts, failing rows, latency cells, environment (issue 20, H5) -----------------
+
+#: Per visible chart: its box, the column's, its texts' boxes, each series' computed stroke
+#: and marker shape (tag and corners relative to its centre), its tick labels by axis, and
+#: where its labels sit against the plot's box.
+_CHARTS = """[...document.querySelectorAll('figure.harness-plot svg')]
+    .filter(svg => svg.getBoundingClientRect().width > 0).map(svg => {
+      const box = svg.getBoundingClientRect(), plot = svg.querySelector('rect').getBoundingClientRect();
+      const shape = m => { const b = m.getBBox(), cx = b.x + b.width / 2, cy = b.y + b.height / 2;
+          const d = (m.getAttribute('d') || '').match(/-?[\\d.]+/g) || [];
+          return m.tagName + ':' + d.map((v, i) => Math.round(v - (i % 2 ? cy : cx))).join(','); };
+      return {id: svg.id, left: box.left, right: box.right,
+          column: svg.closest('.md-content__inner').getBoundingClientRect().right,
+          texts: [...svg.querySelectorAll('text')].map(t => { const r = t.getBoundingClientRect();
+              return [t.textContent, r.left >= box.left - 1 && r.right <= box.right + 1
+                                     && r.top >= box.top - 1 && r.bottom <= box.bottom + 1]; }),
+          series: [...svg.querySelectorAll('g.harness-series')].map(g =>
+              [getComputedStyle(g.querySelector('polyline')).stroke,
+               shape(g.querySelector('circle, rect, path'))]),
+          ticks: ['x', 'y'].map(a => [...svg.querySelectorAll('.harness-tick-' + a)]
+              .map(t => t.textContent)),
+          labelsBelow: [...svg.querySelectorAll('.harness-line-label')]
+              .every(t => t.getBoundingClientRect().top >= plot.bottom),
+          background: getComputedStyle(document.body).backgroundColor}; })"""
+
+
+def _rgb(css: str) -> tuple[float, ...]:
+    """A computed ``rgb(r, g, b)`` or ``color(srgb r g b)`` as 0–1 channels."""
+    numbers = [float(n) for n in re.findall(r"[\d.]+", css)[:3]]
+    return tuple(n / 255 for n in numbers) if css.startswith("rgb") else tuple(numbers)
+
+
+def _contrast(one: str, other: str) -> float:
+    def luminance(rgb: tuple[float, ...]) -> float:
+        lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+    high, low = sorted((luminance(_rgb(one)), luminance(_rgb(other))), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def _one_notation(axis: list[str], lang: str) -> bool:
+    """Every tick of ``axis`` in powers of ten, or every one a plain number in ``lang``
+    (decimal comma in Spanish), thousands grouped on all four-digit ticks or on none."""
+    if all(re.fullmatch(r"(\d+(\.\d+)?×)?10⁻?[⁰¹²³⁴⁵⁶⁷⁸⁹]+", t) for t in axis):
+        return True
+    group, point = ("\u202f", ",") if lang == "es" else (",", ".")
+    plain = rf"\d+({re.escape(group)}\d{{3}})*({re.escape(point)}\d+)?"
+    if not all(re.fullmatch(plain, t) for t in axis):
+        return False
+    whole = [t.split(point)[0] for t in axis] if lang == "es" else axis
+    long = [t for t in whole if len(t.replace(group, "")) >= 4]
+    return len({group in t for t in long}) <= 1 and all(
+        group in t for t in long if len(t.replace(group, "")) >= 5)
+
+
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("path", ["medir-pytorch/", "en/medir-pytorch/"])
+def test_charts_fit_the_column_and_tell_every_series_apart(open_page: Any, path: str,
+                                                          width: int, scheme: str) -> None:
+    tab = open_page(path, width=width)
+    switch_palette(tab, scheme)
+    charts = tab.evaluate(_CHARTS)
+    assert len(charts) == 3, [c["id"] for c in charts]  # one drawing of each chart shows
+    assert tab.evaluate("document.documentElement.scrollWidth") <= width
+    lang = "en" if path.startswith("en/") else "es"
+    for chart in charts:
+        name = chart["id"]
+        assert name.endswith("-narrow") == (width < 720), name  # the phone's own drawing
+        assert chart["left"] >= 0 and chart["right"] <= chart["column"] + 1, name
+        assert [t for t, inside in chart["texts"] if not inside] == [], name
+        assert len(chart["series"]) >= 2, name
+        pairs = [tuple(s) for s in chart["series"]]
+        assert len(set(pairs)) == len(pairs), (name, pairs)  # colour and marker, never both
+        for stroke, _ in pairs:
+            assert _contrast(stroke, chart["background"]) >= 3, (name, stroke, scheme)
+        for axis in chart["ticks"]:
+            assert axis, name
+            assert _one_notation(axis, lang), (name, axis)
+        assert chart["labelsBelow"] == (width < 720), name  # a legend under the plot
+
+
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_failing_row_tints_its_trial_header_and_its_latency_reads_alike(
+        open_page: Any, width: int, scheme: str) -> None:
+    tab = open_page("medir-pytorch/", width=width)
+    switch_palette(tab, scheme)
+    failing = tab.evaluate("""[...document.querySelectorAll('tr.harness-fail')]
+        .filter(tr => tr.offsetParent).map(tr => { let head = tr.querySelector('th'), row = tr;
+            while (!head && row.previousElementSibling) { row = row.previousElementSibling;
+                                                          head = row.querySelector('th'); }
+            return [head.innerText, getComputedStyle(head).backgroundColor,
+                    getComputedStyle(tr.querySelector('td')).backgroundColor]; })""")
+    page = tab.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert failing, "no failing row shows: this test would check nothing"
+    for label, header, cell in failing:
+        assert header == cell and _rgb(header) != _rgb(page), (label, header, cell, page)
+    # Median and IQR share one line in every row; «ruidosa» always on the line below.
+    cells = tab.evaluate("""[...document.querySelectorAll('table.harness-compact td')]
+        .filter(td => td.offsetParent && td.querySelector(':scope > .harness-spread')).map(td => {
+            const text = [...td.childNodes].find(n => n.nodeType === 3 && n.data.trim());
+            const range = document.createRange(); range.selectNodeContents(text);
+            const median = range.getClientRects()[0];
+            const spread = td.querySelector('.harness-spread').getClientRects()[0];
+            const noisy = td.querySelector('.harness-noisy');
+            return [Math.abs(spread.bottom - median.bottom) <= 3,
+                    noisy ? noisy.getBoundingClientRect().top >= median.bottom - 1 : true]; })""")
+    assert len(cells) > 10 and all(same and under for same, under in cells), cells
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_environment_cells_are_boxes_and_threads_are_words(open_page: Any, width: int) -> None:
+    tab = open_page("medir-pytorch/", width=width)
+    table = tab.evaluate("""(() => { const t = document.querySelector('table.harness-env');
+        for (let a = t; a; a = a.parentElement) if (a.tagName === 'DETAILS') a.open = true;
+        return {cells: [...t.querySelectorAll('td')].map(td => [td.colSpan,
+                    parseFloat(getComputedStyle(td).borderLeftWidth), td.innerText]),
+                threads: [...t.tBodies[0].rows].find(r => r.cells[0].innerText === 'Hilos de CPU')
+                    .innerText}; })()""")
+    # A cell spanning sets is walled on its left like every cell, and nothing spans all.
+    columns = max(span for span, _, _ in table["cells"])
+    assert all(rule >= 1 for _, rule, _ in table["cells"]), table["cells"]
+    assert 1 < columns < tab.evaluate("document.querySelector('table.harness-env').tHead"
+                                      ".rows[0].cells.length - 1")
+    assert not re.search(r"\d/\d", table["threads"]) and "CPU lógicas" in table["threads"]

@@ -84,6 +84,9 @@ def test_spanish_table_uses_decimal_comma_and_names_environment(records, specs) 
     assert "Sample CPU &lt;i&gt;model&lt;/i&gt; · 1 hilo · torch 2.13.0+cpu · 2026-01-15" in markdown
     # The failing bfloat16 row is tinted and labelled, never a plain speed-up.
     assert '<tr class="harness-fail" title="mm_bf16">' in markdown
+    # Its trial's header spans both builds and carries the tint too; a passing one does not.
+    headers = re.findall(r'title="(\w+)"><th scope="row" rowspan="2" [^>]*class="([^"]*)"', markdown)
+    assert ("mm_bf16", "harness-id harness-fail") in headers and ("mm_f32", "harness-id") in headers
     assert '✗ no cumple <span class="harness-why">2,9e-3 &gt; 1e-3</span>' in markdown
     assert "✓ 2,5e-7" in markdown
     # Every column and a CSV download, one click away.
@@ -195,7 +198,10 @@ def test_csv_row_uses_article_columns(records, specs) -> None:
 def test_environment_lists_every_record(records, specs) -> None:
     markdown, _ = render("environment", {}, records, specs, lang="en")
     assert markdown.count('<th scope="col">torch ') == 2  # one column per record set
-    assert "float32\u00a0100\u00a0GFLOP/s" in markdown and "(same in all)" in markdown
-    assert "<td>2026-01-15</td><td>2026-02-20</td>" in markdown
+    # A field both sets share is listed once under the table, not in a spanning cell.
+    shared = markdown.split('<ul class="harness-env-common">')[1]
+    assert "float32\u00a0100\u00a0GFLOP/s" in shared and "Same in every record:" in markdown
+    assert ('<td><span class="harness-unbroken">2026-01-15</span></td>'
+            '<td><span class="harness-unbroken">2026-02-20</span></td>') in markdown
     empty, _ = render("environment", {}, Records(items=[]), specs)
     assert empty.strip() == "*sin medición*"
