@@ -35,10 +35,11 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
+from harness.site.site_output import share_notebook_styles
 from harness.text.words import word
 
 __all__ = ["CONVERTER_PACKAGES", "add_notebook_links", "cache_folder", "converter_digest",
-           "prune_versions", "rewrap_notebooks"]
+           "notebook_page", "prune_versions", "rewrap_notebooks"]
 
 #: Distributions whose code shapes a converted notebook page, besides mkdocs-jupyter's
 #: own files (which are hashed: an editable install changes without a version).
@@ -124,3 +125,14 @@ def add_notebook_links(content: str, page: Page, config: MkDocsConfig, *, colab:
     end = content.find("</h1>")
     at = end + len("</h1>") if end >= 0 else 0
     return content[:at] + row + content[at:]
+
+
+def notebook_page(content: str, page: Page, config: MkDocsConfig, *, colab: str) -> str:
+    """A notebook page as the site serves it: left out of the search index
+    (``search.exclude`` front matter: the notebook copies of the articles would crowd
+    out the articles), with its buttons (:func:`add_notebook_links`), and linking the
+    shared JupyterLab stylesheet instead of inlining it, so the search plugin and the
+    theme handle 20 KB, not 600 KB."""
+    page.meta.setdefault("search", {"exclude": True})
+    content = add_notebook_links(content, page, config, colab=colab)
+    return share_notebook_styles(content, page.url, Path(config.site_dir))

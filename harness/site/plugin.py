@@ -35,21 +35,21 @@ from harness.site.config import CACHE_VARIABLE, HarnessConfig
 from harness.site.entries import Entries
 from harness.site.lazy_imports import defer
 from harness.site.notebooks import (
-    add_notebook_links,
     cache_folder,
     converter_digest,
+    notebook_page,
     prune_versions,
     rewrap_notebooks,
 )
 from harness.site.page_cache import PageCache, code_digest, compiler_digest, inputs_digest
-from harness.site.page_checks import colab_base, rerecord_hint, typed_figures
+from harness.site.page_checks import colab_base, typed_figures
+from harness.site.page_render import render_page
 from harness.site.search_cache import SearchCache, search_fingerprint
-from harness.site.site_output import search_languages, share_notebook_styles, split_search_index
+from harness.site.site_output import search_languages, split_search_index
 from harness.sources.checks import check_project, raise_problems
-from harness.sources.pages import find_markers
-from harness.sources.project import Project, resolve_includes
+from harness.sources.project import Project
 from harness.sources.trials import load_trials, workload_sources
-from harness.views.markers import PageContext, Site, render_marker
+from harness.views.markers import Site
 from harness.views.notebooks import NOTEBOOK_DIR
 
 __all__ = ["HarnessConfig", "HarnessPlugin"]
@@ -101,9 +101,9 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
         self._entries: list[Entries] = []
         """Every cache folder this build (all its languages) opened, evicted at its end."""
         self._warned: set[str] = set()
+        """Stale-record warnings logged by this build: each once, not once per language."""
         self._inputs = ""
         """What the markers read (:func:`inputs_digest`), for the page cache's key."""
-        """Stale-record warnings logged by this build: each once, not once per language."""
         self._loaded: tuple[Path, Path, Path | None] | None = None
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
@@ -194,15 +194,10 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
     @event_priority(200)  # first: the page cache gives back the page others then see
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig,
                         files: Files) -> str:
-        """An article's rendering from the page cache. A notebook page links the shared
-        JupyterLab stylesheet instead of inlining it (here, not in ``on_post_page``, so
-        the search plugin and the theme handle 20 KB, not 600 KB), and is left out of the
-        search index (``search.exclude`` front matter): the notebook copies of the
-        articles would crowd out the articles."""
+        """An article's rendering from the page cache; a notebook page as the site
+        serves it (:func:`notebook_page`: here, before the search plugin and the theme)."""
         if _is_notebook(page):
-            page.meta.setdefault("search", {"exclude": True})
-            html = add_notebook_links(html, page, config, colab=getattr(self.site, "colab", ""))
-            return share_notebook_styles(html, page.url, Path(config.site_dir))
+            return notebook_page(html, page, config, colab=getattr(self.site, "colab", ""))
         return html if self.pages is None else self.pages.after_render(html, page, config, files)
 
     @event_priority(10)  # before Material's search plugin (0)
@@ -282,26 +277,10 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
     def _page(self, site: Site, markdown: str, shown: Path,
               lang: str) -> tuple[str, list[str]]:
         """The page with its markers rendered, and the warnings to log about it."""
-        warnings: list[str] = []
         try:
-            resolved = resolve_includes(site.project, markdown, shown)
-            page = PageContext(lang=lang, slug=shown.name.split(".")[0],
-                               included={include.snippet_id for include, _ in resolved})
-            pieces: list[str] = []
-            position = 0
-            for marker in find_markers(markdown, shown):
-                rendered = render_marker(marker, site, page)
-                warnings += rendered.stale
-                text = rendered.markdown + rerecord_hint(rendered.stale, lang)
-                # A marker indented into an admonition: what it renders takes its indentation.
-                indent = markdown[markdown.rfind("\n", 0, marker.start) + 1: marker.start]
-                if indent and not indent.strip():
-                    text = text.replace("\n", "\n" + indent).rstrip(" ")
-                pieces += [markdown[position : marker.start], text]
-                position = marker.end
-            pieces.append(markdown[position:])
+            text, warnings = render_page(site, markdown, shown, lang)
         except HarnessError as exc:
             raise PluginError(str(exc)) from None
         if self.config.check_typed_figures:
             warnings += typed_figures(markdown, shown)
-        return "".join(pieces), warnings
+        return text, warnings
