@@ -18,7 +18,7 @@ from html import escape
 __all__ = ["DASHES", "GREY", "MARKERS", "PALETTE", "Style", "marker_svg", "series_styles"]
 
 PALETTE = ("#2B7BBA", "#D55E00", "#009E73", "#C86BA0", "#B8860B", "#9A6FD0", "#6F8F00")
-"""Blue, vermillion, bluish green, reddish purple, dark gold, violet, olive."""
+"""Blue, vermilion, bluish green, reddish purple, dark gold, violet, olive."""
 GREY = "#8C8C8C"
 DASHES = ("", "6 3", "2 3", "8 3 2 3")
 MARKERS = ("circle", "square", "triangle", "diamond", "triangle-down")
