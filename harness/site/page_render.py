@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from harness.site.html_stash import stash
 from harness.site.page_checks import rerecord_hint
 from harness.sources.pages import find_markers
 from harness.sources.project import resolve_includes
@@ -15,10 +16,13 @@ from harness.views.markers import PageContext, Site, render_marker
 __all__ = ["render_page"]
 
 
-def render_page(site: Site, markdown: str, shown: Path, lang: str) -> tuple[str, list[str]]:
+def render_page(site: Site, markdown: str, shown: Path, lang: str,
+                stashed: dict[str, str] | None = None) -> tuple[str, list[str]]:
     """``markdown`` (the page at ``shown``, a path for messages) with its markers
-    rendered, and the stale-record warnings to log about it. A problem a contributor
-    must fix raises HarnessError naming the page line."""
+    rendered, and the stale-record warnings to log about it. The HTML lines of a
+    marker that Markdown would pass through go to ``stashed``, when given
+    (:mod:`html_stash`), for the page's HTML to get back. A problem a contributor must fix raises
+    HarnessError naming the page line."""
     warnings: list[str] = []
     resolved = resolve_includes(site.project, markdown, shown)
     page = PageContext(lang=lang, slug=shown.name.split(".")[0],
@@ -33,6 +37,8 @@ def render_page(site: Site, markdown: str, shown: Path, lang: str) -> tuple[str,
         indent = markdown[markdown.rfind("\n", 0, marker.start) + 1: marker.start]
         if indent and not indent.strip():
             text = text.replace("\n", "\n" + indent).rstrip(" ")
+        elif not indent and stashed is not None:
+            text = stash(text, stashed)
         pieces += [markdown[position : marker.start], text]
         position = marker.end
     pieces.append(markdown[position:])

@@ -33,6 +33,7 @@ from harness.records.store import load_all
 from harness.records.validate import check_records
 from harness.site.config import CACHE_VARIABLE, HarnessConfig
 from harness.site.entries import Entries
+from harness.site.html_stash import restore
 from harness.site.lazy_imports import defer
 from harness.site.notebooks import (
     cache_folder,
@@ -101,6 +102,8 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
         self._entries: list[Entries] = []
         """Every cache folder this build (all its languages) opened, evicted at its end."""
         self._warned: set[str] = set()
+        self._stashed: dict[str, dict[str, str]] = {}
+        """Per page being rendered, its markers' HTML kept out of Markdown (html_stash)."""
         """Stale-record warnings logged by this build: each once, not once per language."""
         self._inputs = ""
         """What the markers read (:func:`inputs_digest`), for the page cache's key."""
@@ -196,6 +199,7 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
                         files: Files) -> str:
         """An article's rendering from the page cache; a notebook page as the site
         serves it (:func:`notebook_page`: here, before the search plugin and the theme)."""
+        html = restore(html, self._stashed.pop(page.file.src_uri, {}))
         if _is_notebook(page):
             return notebook_page(html, page, config, colab=getattr(self.site, "colab", ""))
         return html if self.pages is None else self.pages.after_render(html, page, config, files)
@@ -262,7 +266,8 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
         raw = source.read_text(encoding="utf-8")
         body, _ = get_data(raw)
         offset = raw[: len(raw) - len(body)].count("\n")
-        text, warnings = self._page(self.site, "\n" * offset + markdown, shown, lang)
+        stashed = self._stashed[page.file.src_uri] = {}
+        text, warnings = self._page(self.site, "\n" * offset + markdown, shown, lang, stashed)
         self._warn(warnings)
         if cached and self.pages is not None:
             self.pages.rendering(page, warnings)
@@ -274,11 +279,11 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
                 self._warned.add(message)
                 log.warning(message)
 
-    def _page(self, site: Site, markdown: str, shown: Path,
-              lang: str) -> tuple[str, list[str]]:
+    def _page(self, site: Site, markdown: str, shown: Path, lang: str,
+              stashed: dict[str, str]) -> tuple[str, list[str]]:
         """The page with its markers rendered, and the warnings to log about it."""
         try:
-            text, warnings = render_page(site, markdown, shown, lang)
+            text, warnings = render_page(site, markdown, shown, lang, stashed)
         except HarnessError as exc:
             raise PluginError(str(exc)) from None
         if self.config.check_typed_figures:

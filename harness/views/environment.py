@@ -112,7 +112,7 @@ def environment_table(context: Context) -> str:
     records = context.records.items
     if not records:
         return f"*{word(lang, 'missing')}*\n"
-    head = "".join(f'<th scope="col">torch {html_text(r.torch_build)}<br>'
+    head = " ".join(f'<th scope="col">torch {html_text(r.torch_build)}<br>'
                    f"<code>{html_text(r.device_key)}</code></th>" for r in records)
     rows, shared = [], []
     for key, read in _FIELDS:
@@ -127,14 +127,14 @@ def environment_table(context: Context) -> str:
                 runs[-1].append(value)
             else:
                 runs.append([value])
-        cells = "".join(
+        cells = " ".join(
             (f'<td colspan="{len(run)}" class="harness-span">' if len(run) > 1 else "<td>")
             + f"{_value(run[0], lang)}</td>" for run in runs)
-        rows.append(f'<tr><th scope="row">{name}</th>{cells}</tr>')
+        rows.append(f'<tr><th scope="row">{name}</th> {cells}</tr>')
     common = (f'<p class="harness-env-common">{word(lang, "same_all_title")}:</p>'
               f'<ul class="harness-env-common">{"".join(shared)}</ul>' if shared else "")
     return (f'<div class="harness-scroll" tabindex="0" role="region" '
             f'aria-label="{word(lang, "environment")}">'
             f'<table class="harness-table harness-env">'
-            f'<thead><tr><th scope="col">{word(lang, "field")}</th>{head}</tr></thead>'
-            f"<tbody>{''.join(rows)}</tbody></table></div>{common}\n")
+            f'<thead><tr><th scope="col">{word(lang, "field")}</th> {head}</tr></thead>'
+            f"<tbody>{' '.join(rows)}</tbody></table></div>{common}\n")

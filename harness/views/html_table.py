@@ -52,7 +52,7 @@ def html_table(header: list[tuple[str, bool]], rows: list[Row], *, caption: str 
     out = [f'<div class="harness-scroll" tabindex="0"{named}><table class="{css}">']
     if caption:
         out.append(f"<caption>{caption}</caption>")
-    out.append("<thead><tr>" + "".join(
+    out.append("<thead><tr>" + " ".join(
         f'<th scope="col"{_numeric(n)}>{label}</th>' for label, n in header) + "</tr></thead>")
     out.append("<tbody>")
     for row in rows:
@@ -68,9 +68,11 @@ def html_table(header: list[tuple[str, bool]], rows: list[Row], *, caption: str 
             cells.append(f'<{tag}{scope}{span} data-label="{label}"'
                          f'{f" class={chr(34)}{classes}{chr(34)}" if classes else ""}>'
                          f"{one.html}</{tag}>")
-        out.append(f"<tr{attrs}>" + "".join(cells) + "</tr>")
+        out.append(f"<tr{attrs}>" + " ".join(cells) + "</tr>")
     out.append("</tbody></table></div>")
-    return "".join(out)
+    # A space between cells and rows (a browser lays tables out without it) keeps
+    # their words apart in the search index, which reads the text as written.
+    return " ".join(out)
 
 
 def _numeric(flag: bool) -> str:

@@ -111,7 +111,7 @@ def test_gpu_section_says_sin_medicion_without_cuda_record(records, specs) -> No
 def test_missing_row_in_a_build_reads_sin_medicion(records, specs) -> None:
     markdown, _ = render("measurements", {"group": "mlp"}, records, specs)
     assert re.search(r'<tr title="mlp_b4"><td data-label="torch" class="harness-build">2\.14\.1'
-                     r"</td><td[^>]*><em>sin medición</em>", markdown)
+                     r"</td> <td[^>]*><em>sin medición</em>", markdown)
 
 
 def test_stale_row_is_marked_and_reported_with_record_line(records, specs) -> None:
@@ -201,7 +201,7 @@ def test_environment_lists_every_record(records, specs) -> None:
     # A field both sets share is listed once under the table, not in a spanning cell.
     shared = markdown.split('<ul class="harness-env-common">')[1]
     assert "float32\u00a0100\u00a0GFLOP/s" in shared and "Same in every record:" in markdown
-    assert ('<td><span class="harness-unbroken">2026-01-15</span></td>'
+    assert ('<td><span class="harness-unbroken">2026-01-15</span></td> '
             '<td><span class="harness-unbroken">2026-02-20</span></td>') in markdown
     empty, _ = render("environment", {}, Records(items=[]), specs)
     assert empty.strip() == "*sin medición*"

@@ -216,9 +216,9 @@ def test_environment_says_what_threads_are_and_draws_shared_cells_as_one_box() -
                              _env_record("2.10.0", threads=2, cpus=2, rows=[]),
                              _env_record("2.13.0", threads=1, cpus=2, rows=[1, 2, 1])])
     html = environment_table(Context(records=records, specs={}, lang="es", sources={}))
-    threads = unescape(html.split("Hilos de CPU</th>")[1].split("</tr>")[0])
+    threads = unescape(html.split("Hilos de CPU</th>")[1].split("</tr>")[0]).strip()
     assert threads == ('<td colspan="2" class="harness-span">2 hilos, por omisión de torch '
-                       "(de 2 CPU lógicas)</td><td>1 o 2 hilos según el ensayo (de 2 CPU "
+                       "(de 2 CPU lógicas)</td> <td>1 o 2 hilos según el ensayo (de 2 CPU "
                        "lógicas)</td>")
     # Every spanning cell is marked (the style sheet draws it as one box); a field all
     # sets share is listed under the table instead of spanning every column.
