@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
 import json
 import math
 import re
@@ -95,17 +96,26 @@ def type_problem(value: Any, hint: Any) -> str | None:
     return None  # a type this rule does not know is not a stored field's
 
 
+@functools.cache
+def _hints(cls: type) -> tuple[dict[str, Any], frozenset[str]]:
+    """``cls``'s resolved annotations, and the fields stored as tuples. Once per class:
+    get_type_hints evaluates every annotation's string on each call, which was most of
+    reading a record set of many rows."""
+    hints = typing.get_type_hints(cls)
+    tupled = frozenset(name for name, hint in hints.items() if any(
+        typing.get_origin(h) is tuple for h in (hint, *typing.get_args(hint))))
+    return hints, tupled
+
+
 def typed_fields(cls: type, raw: dict[str, Any], where: str, what: str) -> dict[str, Any]:
     """``raw``'s fields checked against ``cls``'s annotations, JSON arrays as tuples."""
-    hints = typing.get_type_hints(cls)
+    hints, tupled = _hints(cls)
     found: dict[str, Any] = {}
     for name, value in raw.items():
         wrong = type_problem(value, hints[name])
         if wrong:
             raise HarnessError(f"{where}: {what} field {name!r} holds {value!r}; expected {wrong}")
-        tupled = any(typing.get_origin(h) is tuple
-                     for h in (hints[name], *typing.get_args(hints[name])))
-        found[name] = tuple(value) if tupled and isinstance(value, list) else value
+        found[name] = tuple(value) if name in tupled and isinstance(value, list) else value
     return found
 
 
