@@ -10,16 +10,18 @@ its line, at its start); :func:`restore` puts the line back in the page's HTML.
 A line is swapped only when Markdown would have passed it through as it is: it starts
 at column 0 (not inside an admonition or a list), holds exactly one element, whose tag
 Markdown treats as block-level, with every element in it closed, no ``markdown``
-attribute (md_in_html would render inside it), no comment, script or style, and no
-``id`` (MkDocs reads the ids of raw HTML for its anchor validation).
+attribute (md_in_html would render inside it), and no comment, script or style. The
+ids in what was swapped (MkDocs reads raw HTML's ids for its anchor validation) are
+given back with it: :func:`anchor_ids`.
 """
 
 from __future__ import annotations
 
 import hashlib
+import html
 import re
 
-__all__ = ["restore", "stash"]
+__all__ = ["anchor_ids", "restore", "stash"]
 
 #: A tag, with attribute values quoted (the harness escapes ``<`` and ``>`` in values).
 _TAG = re.compile(r"<(/?)([A-Za-z][\w:-]*)(?:[^>\"']|\"[^\"]*\"|'[^']*')*?(/?)>")
@@ -28,7 +30,9 @@ _VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "me
 #: First tags Python-Markdown treats as block-level (its ``block_level_elements``).
 _BLOCK = {"blockquote", "details", "div", "dl", "figure", "nav", "ol", "p", "pre", "section",
           "table", "ul"}
-_UNSAFE = re.compile(r"<!--|<!\[|<script|<style|\smarkdown\b|\sid=", re.I)
+_UNSAFE = re.compile(r"<!--|<!\[|<script|<style|\smarkdown\b", re.I)
+#: The anchors MkDocs' raw-HTML scan registers: every id, and an ``<a>``'s name.
+_ANCHOR = re.compile(r'\sid="([^"]*)"|<a\s[^>]*?\bname="([^"]*)"')
 #: Shorter lines cost Markdown little; leaving them keeps the swap to what matters.
 MIN_CHARS = 200
 _PLACEHOLDER = '<div data-harness-stash="{key}"></div>'
@@ -85,3 +89,9 @@ def restore(html: str, chunks: dict[str, str]) -> str:
     if not chunks:
         return html
     return _PLACED.sub(lambda found: chunks.get(found.group(0), found.group(0)), html)
+
+
+def anchor_ids(chunks: dict[str, str]) -> set[str]:
+    """The anchors in what :func:`stash` swapped out, as MkDocs would have read them."""
+    return {html.unescape(found.group(1) or found.group(2)) for block in chunks.values()
+            for found in _ANCHOR.finditer(block)}

@@ -33,7 +33,7 @@ from harness.records.store import load_all
 from harness.records.validate import check_records
 from harness.site.config import CACHE_VARIABLE, HarnessConfig
 from harness.site.entries import Entries
-from harness.site.html_stash import restore
+from harness.site.html_stash import anchor_ids, restore
 from harness.site.lazy_imports import defer
 from harness.site.notebooks import (
     cache_folder,
@@ -199,7 +199,10 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
                         files: Files) -> str:
         """An article's rendering from the page cache; a notebook page as the site
         serves it (:func:`notebook_page`: here, before the search plugin and the theme)."""
-        html = restore(html, self._stashed.pop(page.file.src_uri, {}))
+        stashed = self._stashed.pop(page.file.src_uri, {})
+        if stashed:
+            html = restore(html, stashed)
+            page.present_anchor_ids = (page.present_anchor_ids or set()) | anchor_ids(stashed)
         if _is_notebook(page):
             return notebook_page(html, page, config, colab=getattr(self.site, "colab", ""))
         return html if self.pages is None else self.pages.after_render(html, page, config, files)

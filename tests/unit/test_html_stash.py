@@ -14,7 +14,7 @@ from mkdocs.config import load_config
 from support import ROOT
 
 from harness.records.store import load_all
-from harness.site.html_stash import restore, stash
+from harness.site.html_stash import anchor_ids, restore, stash
 from harness.site.page_render import render_page
 from harness.sources.project import Project
 from harness.sources.trials import load_trials, workload_sources
@@ -93,7 +93,7 @@ def test_only_what_markdown_would_pass_through_is_swapped() -> None:
         table: True,
         "    " + table: False,  # inside an admonition: Markdown renders it as text
         table.replace("<div ", '<div markdown="1" '): False,  # md_in_html renders inside it
-        table.replace("<div ", '<div id="a" '): False,  # MkDocs reads raw HTML's ids
+        table.replace("<div ", '<div id="a" '): True,  # its id is given back (anchor_ids)
         table.replace("</td>", "<!-- c --></td>"): False,
         table.replace("</tr>", ""): False,  # not closed: the block would run on
         table + " tail": False,  # more than one element on the line
@@ -106,3 +106,10 @@ def test_only_what_markdown_would_pass_through_is_swapped() -> None:
         text = stash(f"Texto.\n\n{line}\n\nMás texto.", chunks)
         assert bool(chunks) is swapped, line[:60]
         assert restore(text, chunks) == f"Texto.\n\n{line}\n\nMás texto.", line[:60]
+
+
+def test_the_anchors_of_what_was_swapped_are_given_back() -> None:
+    chunks: dict[str, str] = {}
+    stash('<figure><svg id="plot-a&amp;b"><desc id="d">' + "x" * 300 + "</desc></svg>"
+          '<a name="n" href="#d">x</a></figure>', chunks)
+    assert anchor_ids(chunks) == {"plot-a&b", "d", "n"}
