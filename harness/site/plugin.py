@@ -251,10 +251,14 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig,
                          files: Files) -> str:
         """The page's markers rendered, or, when the page cache has this page, an empty
-        page for MkDocs to render (its HTML comes back in ``on_page_content``)."""
+        page for MkDocs to render (its HTML comes back in ``on_page_content``). A
+        notebook page is left alone: mkdocs-jupyter renders it from its file, not from
+        this Markdown (the notebook's JSON), and ``harness notebooks`` made the file."""
         assert self.site is not None, "on_config runs first"
+        if _is_notebook(page):
+            return markdown
         lang = str(config.theme.get("language", "es"))
-        cached = self.pages is not None and not _is_notebook(page)
+        cached = self.pages is not None
         if cached and self.pages is not None:
             entry = self.pages.lookup(markdown, page, files)
             if entry is not None:
