@@ -76,6 +76,34 @@ def _wrong_value(root: Path) -> str:
             r"not run: a recorded value contradicts an expectation")
 
 
+def _other_snippets_name(root: Path) -> str:
+    line = inject(root / "snippets/que-es-pytorch/expectations.toml",
+                  'snippet = "metadatos_tensor"\nname = "shape"\n',
+                  'snippet = "metadatos_tensor"\nname = "first_grad"\n')
+    return (rf"snippets/que-es-pytorch/expectations\.toml:{line - 1}: expectation names "
+            r"'first_grad', which snippets/que-es-pytorch/metadatos_tensor\.py does not define")
+
+
+def _no_expectation(root: Path) -> str:
+    (root / "snippets/que-es-pytorch/nuevo_ejemplo.py").write_text("y = 2 * 3\n", encoding="utf-8")
+    marker = '<!-- harness:observed snippet="que-es-pytorch/derivada_cuadrado" -->\n'
+    block = marker + '\n```python\n--8<-- "que-es-pytorch/nuevo_ejemplo.py"\n```\n'
+    line = inject(root / "docs/que-es-pytorch.md", marker, block) + 2
+    inject(root / "docs/que-es-pytorch.en.md", marker, block)
+    return (rf"docs/que-es-pytorch\.md:{line}: snippet 'que-es-pytorch/nuevo_ejemplo' has no "
+            r"analytic expectation; add \[\[expect\]\] to snippets/que-es-pytorch/expectations\.toml")
+
+
+def _quoted_include(root: Path) -> str:
+    fence = ('```python title="snippets/que-es-pytorch/derivada_cuadrado.py"\n'
+             '--8<-- "que-es-pytorch/derivada_cuadrado.py"\n```\n')
+    quoted = "".join(f"> {line}\n" for line in fence.splitlines())
+    line = inject(root / "docs/que-es-pytorch.md", fence, quoted)
+    inject(root / "docs/que-es-pytorch.en.md", fence, quoted)
+    return (rf"docs/que-es-pytorch\.md:{line + 1}: snippet include the harness would not run "
+            r"\(inside a block quote, where Sybil does not collect it\)")
+
+
 #: mistake → (inject it, returning the pattern its message must match; the failed step).
 MISTAKES = {
     "bad-rtol": (_bad_rtol, "sources"),
@@ -84,6 +112,9 @@ MISTAKES = {
     "twin-missing-marker": (_twin_missing_marker, "sources"),
     "unmarked-prose": (_unmarked_prose, "seeds"),
     "wrong-value": (_wrong_value, "markers"),
+    "other-snippets-name": (_other_snippets_name, "sources"),
+    "no-expectation": (_no_expectation, "sources"),
+    "quoted-include": (_quoted_include, "sources"),
 }
 
 
