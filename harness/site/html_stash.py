@@ -3,16 +3,16 @@
 A rendered marker is mostly HTML the harness made whole (tables, plots, «Todas las
 columnas»): Markdown passes a block of raw HTML through unchanged, but only after
 parsing it twice, once in MkDocs' anchor scan and once in ``md_in_html``, which is
-most of what a measured page costs to convert. :func:`stash` swaps each such line for
+most of what a measured page costs to convert. :func:`stash` swaps each such block for
 an empty ``<div>`` that Markdown treats the same way (a block-level element alone on
-its line, at its start); :func:`restore` puts the line back in the page's HTML.
+its line, at its start); :func:`restore` puts the block back in the page's HTML.
 
-A line is swapped only when Markdown would have passed it through as it is: it starts
-at column 0 (not inside an admonition or a list), holds exactly one element, whose tag
-Markdown treats as block-level, with every element in it closed, no ``markdown``
-attribute (md_in_html would render inside it), and no comment, script or style. The
-ids in what was swapped (MkDocs reads raw HTML's ids for its anchor validation) are
-given back with it: :func:`anchor_ids`.
+A block is swapped only when Markdown would have passed it through as it is: it starts
+at column 0 (not inside an admonition or a list), holds exactly one element (on one
+line or several, with no blank line between) whose tag Markdown treats as block-level,
+with every element in it closed, no ``markdown`` attribute (md_in_html would render
+inside it), and no comment, script or style. The ids in what was swapped (MkDocs reads
+raw HTML's ids for its anchor validation) are given back with it: :func:`anchor_ids`.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def stash(text: str, chunks: dict[str, str]) -> str:
     out: list[str] = []
     number = 0
     while number < len(lines):
-        end = _element_end(lines, number) if lines[number].startswith("<") else -1
+        end = _element_end(lines, number)
         block = "\n".join(lines[number:end + 1]) if end >= 0 else ""
         if len(block) >= MIN_CHARS:
             placeholder = _PLACEHOLDER.format(key=hashlib.sha256(block.encode()).hexdigest()[:20])

@@ -258,8 +258,7 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
         if _is_notebook(page):
             return markdown
         lang = str(config.theme.get("language", "es"))
-        cached = self.pages is not None
-        if cached and self.pages is not None:
+        if self.pages is not None:
             entry = self.pages.lookup(markdown, page, files)
             if entry is not None:
                 self._warn(entry["warnings"])
@@ -276,7 +275,7 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
         stashed = self._stashed[page.file.src_uri] = {}
         text, warnings = self._page(self.site, "\n" * offset + markdown, shown, lang, stashed)
         self._warn(warnings)
-        if cached and self.pages is not None:
+        if self.pages is not None:
             self.pages.rendering(page, warnings)
         return text[offset:]
 
