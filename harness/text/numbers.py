@@ -17,6 +17,7 @@ __all__ = [
     "decimal",
     "latency_scale",
     "latency_text",
+    "localized",
     "percent_text",
     "scientific",
     "si_scale",
@@ -31,6 +32,11 @@ _BINARY = ((1024.0**3, "GiB"), (1024.0**2, "MiB"), (1024.0, "KiB"), (1.0, "B"))
 _ITEMS = {"es": {"samples/s": "muestras/s", "calls/s": "llamadas/s", "items/s": "elementos/s"}}
 
 
+def localized(text: str, lang: str) -> str:
+    """A number written with Python's point, with the page's decimal separator."""
+    return text.replace(".", ",") if lang == "es" else text
+
+
 def decimal(value: float, lang: str, *, digits: int = 3) -> str:
     """``value`` with ``digits`` significant digits, no exponent, localized separator."""
     if value == 0 or not math.isfinite(value):
@@ -39,13 +45,12 @@ def decimal(value: float, lang: str, *, digits: int = 3) -> str:
         rounded = float(f"{value:.{digits}g}")  # round first: 9.996 becomes 10.0, not 10.00
         places = max(0, digits - 1 - math.floor(math.log10(abs(rounded))))
         text = f"{rounded:.{places}f}"
-    return text.replace(".", ",") if lang == "es" else text
+    return localized(text, lang)
 
 
 def compact(value: float, lang: str) -> str:
     """Shortest form for axis ticks: ``30``, ``0,5``, ``2000`` (no trailing zeros)."""
-    text = f"{value:.4g}"
-    return text.replace(".", ",") if lang == "es" else text
+    return localized(f"{value:.4g}", lang)
 
 
 def scientific(value: float, lang: str) -> str:
@@ -54,8 +59,7 @@ def scientific(value: float, lang: str) -> str:
         return "0"
     mantissa, exponent = f"{value:.1e}".split("e")
     mantissa = mantissa.rstrip("0").rstrip(".")
-    text = f"{mantissa}e{int(exponent)}"
-    return text.replace(".", ",") if lang == "es" else text
+    return localized(f"{mantissa}e{int(exponent)}", lang)
 
 
 def latency_scale(seconds: float) -> tuple[float, str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from harness.text.numbers import decimal
+from harness.text.numbers import decimal, localized
 
 __all__ = ["band", "interval_texts", "ratio_places", "ratio_text", "ratio_texts", "speed_text"]
 
@@ -34,8 +34,7 @@ def ratio_places(values: Sequence[float], *, pivots: Sequence[float] = (1.0,)) -
 
 def ratio_text(value: float, lang: str, *, places: int = 2) -> str:
     """A ratio with ``places`` decimals (significant digits below 0,1)."""
-    text = f"{_fixed(value, places):g}" if value < 0.1 else f"{value:.{places}f}"
-    return text.replace(".", ",") if lang == "es" else text
+    return localized(f"{_fixed(value, places):g}" if value < 0.1 else f"{value:.{places}f}", lang)
 
 
 def ratio_texts(values: Sequence[float], lang: str, *,
