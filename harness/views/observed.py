@@ -46,7 +46,7 @@ def environment_line(record: DeviceRecord, lang: str, *, snippet: str, date: str
 class ObservedBlock:
     markdown: str
     stale: list[str]
-    """One message per stale observation, naming the record file and line."""
+    """One message for all of a snippet's stale observations, naming each file and line."""
 
 
 def breakable(code_html: str) -> str:
@@ -98,6 +98,21 @@ def _cell(expectation: Expectation, observation: Observation | None, snippet: Sn
             "failed")
 
 
+def _stale_message(snippet_id: str, stale: dict[str, list[tuple[str, str]]]) -> list[str]:
+    """One message for every build whose observations of the snippet are stale: the
+    contributor re-records each build named, once (not one message per build)."""
+    if not stale:
+        return []
+    first = next(iter(stale.values()))[0][0]
+    where = "; ".join(f"torch {build}: " + ", ".join(f"{line} ({name})" for line, name in places)
+                      for build, places in stale.items())
+    builds = " ".join(f"`TORCH=torch=={build.split('+')[0]} make record-examples`"
+                      for build in stale)
+    return [f"{first}: observation of {snippet_id!r} was recorded from other code in "
+            f"{len(stale)} record set(s) ({where}); record each again: {builds} "
+            "(CONTRIBUTING, «Adding an example», 6)"]
+
+
 def _label(record: DeviceRecord) -> str:
     return f"torch {record.torch_build} ({record.device_key})"
 
@@ -107,17 +122,16 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
     """The block of one example: one column per distinct observation across records."""
     columns = [r for r in records if r.observations_of(snippet.id)]
     cells: dict[str, list[tuple[str, str]]] = {}
-    stale: list[str] = []
+    stale: dict[str, list[tuple[str, str]]] = {}
+    """Per stale build, its stale observations' (file:line, name): one message lists all."""
     for record in columns:
         found = {(o.snippet, o.name): o for o in record.observations_of(snippet.id)}
         cells[_label(record)] = [_cell(e, found.get((e.snippet, e.name)), snippet, lang)
                                  for e in expectations]
         for e, (_, state) in zip(expectations, cells[_label(record)], strict=True):
             if state == "stale":
-                stale.append(f"{record.observation_lines[(e.snippet, e.name)]}: observation of "
-                             f"{e.snippet!r} ({e.name}) was recorded from other code; run "
-                             "`python -m harness record --only examples` with torch "
-                             f"{record.torch_build} (CONTRIBUTING, «Adding an example», 6)")
+                stale.setdefault(record.torch_build, []).append(
+                    (str(record.observation_lines[(e.snippet, e.name)]), e.name))
     merged: dict[tuple[str, ...], list[DeviceRecord]] = {}
     for record in columns:  # identical observed columns become one
         merged.setdefault(tuple(t for t, _ in cells[_label(record)]), []).append(record)
@@ -179,7 +193,7 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
     else:
         markdown = (f'<details class="{kind} harness-observed" open markdown="1">\n'
                     f"<summary>{html_text(title)}</summary>\n{inner}\n</details>\n")
-    return ObservedBlock(markdown=markdown, stale=stale)
+    return ObservedBlock(markdown=markdown, stale=_stale_message(snippet.id, stale))
 
 
 def _builds(records: list[DeviceRecord], lang: str) -> str:
@@ -192,7 +206,8 @@ def _builds(records: list[DeviceRecord], lang: str) -> str:
 
 
 def _heading(expectations: list[Expectation], columns: list[DeviceRecord],
-             states: dict[str, list[str]], stale: list[str], lang: str) -> tuple[str, str]:
+             states: dict[str, list[str]], stale: dict[str, list[tuple[str, str]]],
+             lang: str) -> tuple[str, str]:
     """(admonition kind, one-line verdict)."""
     every = [s for values in states.values() for s in values]
     if stale:

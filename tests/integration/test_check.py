@@ -55,8 +55,10 @@ def _stale_record(root: Path) -> str:
     snippet = root / "snippets/que-es-pytorch/segundo_paso.py"
     snippet.write_text(snippet.read_text(encoding="utf-8") + "print(first_grad)\n",
                        encoding="utf-8")
+    # Every build that observed it is stale: one message names them all, with each command.
     return (r"results/[^/]+/cpu\.examples\.jsonl:\d+: observation of 'que-es-pytorch/segundo_paso'"
-            r" \(\w+\) was recorded from other code; run `python -m harness record")
+            r" was recorded from other code in [2-9] record set\(s\) \(torch .*; torch .*\); "
+            r"record each again: `TORCH=torch==[\d.]+ make record-examples` `TORCH=torch==")
 
 
 def _twin_missing_marker(root: Path) -> str:

@@ -95,10 +95,21 @@ def test_stale_observation_is_marked_and_reported_with_its_line() -> None:
                             records=[record("2.13.0+cpu", 6.0, sha="b" * 64)], lang="en")
     assert "<strong>stale</strong> · " in block.markdown
     assert block.stale == [
-        "results/2.13.0+cpu/cpu.examples.jsonl:3: observation of 'p/s' (g) was recorded from "
-        "other code; run `python -m harness record --only examples` with torch 2.13.0+cpu "
-        "(CONTRIBUTING, «Adding an example», 6)"
+        "results/2.13.0+cpu/cpu.examples.jsonl:3: observation of 'p/s' was recorded from "
+        "other code in 1 record set(s) (torch 2.13.0+cpu: "
+        "results/2.13.0+cpu/cpu.examples.jsonl:3 (g)); record each again: "
+        "`TORCH=torch==2.13.0 make record-examples` (CONTRIBUTING, «Adding an example», 6)"
     ]
+
+
+def test_stale_observations_of_several_builds_are_one_message() -> None:
+    block = render_observed(snippet=SNIPPET, expectations=[EXPECT],
+                            records=[record("2.13.0+cpu", 6.0, sha="b" * 64),
+                                     record("2.14.1+cu130", 6.0, sha="b" * 64)], lang="en")
+    assert len(block.stale) == 1
+    assert "in 2 record set(s)" in block.stale[0]
+    assert ("`TORCH=torch==2.13.0 make record-examples` "
+            "`TORCH=torch==2.14.1 make record-examples`") in block.stale[0]
     assert "- <code>g</code>: 2·3 = 6 (en)" in block.markdown
 
 
