@@ -85,7 +85,8 @@ def _signature(text: str, shown: Path) -> list[tuple[str, int]]:
     return [(what, line) for _, what, line in sorted(items)]
 
 
-_SNIPPET_NAMED = re.compile(r'^include (?P<target>\S+?)(?:\.[A-Za-z0-9]+)?(?::[^ ]*)?$|snippet="(?P<id>[^"]*)"')
+_SNIPPET_NAMED = re.compile(
+    r'^include (?P<target>\S+?)(?:\.[A-Za-z0-9]+)?(?::[^ ]*)?$|snippet="(?P<id>[^"]*)"')
 
 
 def _names_unknown_snippet(project: Project, what: str) -> bool:
