@@ -74,14 +74,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.site}: not a built site (no index.html)", file=sys.stderr)
         return 2
     sitemap = args.site / "sitemap.xml"
-    own = re.findall(r"<loc>([^<]+)</loc>", sitemap.read_text(encoding="utf-8"))[:1] if sitemap.is_file() else []
+    own = (re.findall(r"<loc>([^<]+)</loc>", sitemap.read_text(encoding="utf-8"))[:1]
+           if sitemap.is_file() else [])
     named = external_links(args.site, tuple(args.skip + own))
     with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
         answers = dict(zip(named, pool.map(status, named), strict=True))
     dead = 0
     for url, answer in sorted(answers.items()):
         if isinstance(answer, int) and (200 <= answer < 400 or answer == 429):
-            print(f"ok {answer} {url}" if answer != 429 else f"::warning::rate limited (429): {url}")
+            print(f"ok {answer} {url}" if answer != 429
+                  else f"::warning::rate limited (429): {url}")
             continue
         dead += 1
         pages = ", ".join(named[url][:5]) + (" …" if len(named[url]) > 5 else "")

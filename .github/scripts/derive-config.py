@@ -83,8 +83,10 @@ def derive(target: str) -> str:
         config["plugins"] = ["search" if isinstance(p, dict) and "search" in p else p
                              for p in config["plugins"]]
     else:
-        raise SystemExit(f"derive-config.py: unknown target {target!r}; expected zensical or materialx")
-    return f"# Derived from mkdocs.yml by .github/scripts/derive-config.py {target}.\n" + _dump(config)
+        raise SystemExit(f"derive-config.py: unknown target {target!r}; "
+                         "expected zensical or materialx")
+    return (f"# Derived from mkdocs.yml by .github/scripts/derive-config.py {target}.\n"
+            + _dump(config))
 
 
 if __name__ == "__main__":
