@@ -595,6 +595,9 @@ def test_a_forks_pull_request_named_main_runs_no_checkout_with_this_repositorys_
     on_push = run_jobs(pages, {**FORK, "event_name": "push", "ref": "refs/heads/main",
                                "event": FORK["event"]["repository"]})
     assert on_push["deploy"] and on_push["test"] and on_push["preflight"], on_push
+    by_hand = run_jobs(pages, {**FORK, "event_name": "workflow_dispatch", "ref": "refs/heads/topic",
+                               "event": FORK["event"]["repository"]})
+    assert by_hand["test"] and by_hand["build"] and not by_hand["deploy"], by_hand
     gpu = run_jobs(workflows["gpu-record.yml"], {**FORK, "event_name": "pull_request"})
     assert not any(gpu.values()), gpu
 
