@@ -64,9 +64,14 @@ def _dump(config: dict[str, Any]) -> str:
     class Dumper(yaml.SafeDumper):
         pass
 
-    Dumper.add_representer(Tagged, lambda d, t: (
-        d.represent_sequence(t.tag, [n.value for n in t.node.value])
-        if isinstance(t.node, yaml.SequenceNode) else d.represent_scalar(t.tag, t.node.value)))
+    def tagged(dumper: yaml.SafeDumper, value: Tagged) -> yaml.Node:
+        # The items keep their own tags, so `!ENV [X, false]` stays a boolean default.
+        if isinstance(value.node, yaml.SequenceNode):
+            items = [dumper.represent_scalar(n.tag, n.value) for n in value.node.value]
+            return yaml.SequenceNode(value.tag, items, flow_style=True)
+        return dumper.represent_scalar(value.tag, value.node.value)
+
+    Dumper.add_representer(Tagged, tagged)
     return yaml.dump(config, Dumper=Dumper, allow_unicode=True, sort_keys=False)
 
 

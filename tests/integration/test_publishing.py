@@ -602,6 +602,44 @@ def test_a_forks_pull_request_named_main_runs_no_checkout_with_this_repositorys_
     assert not any(gpu.values()), gpu
 
 
+def _tagged(text: str) -> Any:
+    """YAML with MkDocs' tags kept as (tag, value) pairs, values typed."""
+    class Loader(yaml.SafeLoader):
+        pass
+
+    def keep(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> tuple[str, Any]:
+        if isinstance(node, yaml.SequenceNode):
+            return ("!" + suffix, loader.construct_sequence(node))
+        return ("!" + suffix, loader.construct_scalar(node))  # type: ignore[arg-type]
+
+    Loader.add_multi_constructor("!", keep)
+    Loader.add_multi_constructor("tag:yaml.org,2002:python/name:", lambda _l, s, _n: ("python/name", s))
+    return yaml.load(text, Loader=Loader)  # noqa: S506 - a SafeLoader
+
+
+def _derive(target: str) -> str:
+    done = subprocess.run([sys.executable, str(ROOT / ".github" / "scripts" / "derive-config.py"), target],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_the_candidates_configurations_are_mkdocs_yml_but_for_what_each_stack_needs() -> None:
+    """pages.yml's MaterialX and Zensical jobs build from configurations derived from
+    mkdocs.yml: a difference in their sites is the stack's, not a stale copy's."""
+    original = _tagged((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    expected = json.loads(json.dumps(original))
+    expected["theme"]["name"] = "materialx"
+    expected["plugins"] = ["search" if isinstance(p, dict) and "search" in p else p for p in expected["plugins"]]
+    assert json.loads(json.dumps(_tagged(_derive("materialx")))) == expected
+    zensical = yaml.safe_load(_derive("zensical"))  # no tag left: a plain YAML file
+    assert "custom_dir" not in zensical["theme"] and zensical["nav"] == original["nav"]
+    snippets = next(e["pymdownx.snippets"] for e in zensical["markdown_extensions"]
+                    if isinstance(e, dict) and "pymdownx.snippets" in e)
+    assert snippets["base_path"] == [str(ROOT / "snippets")]
+    assert zensical["site_url"] == os.environ.get("SITE_URL", "http://127.0.0.1:8000/")
+
+
 # --- Pins: one place each ------------------------------------------------------------------
 _PIN = re.compile(r"(?<![\w.-])([A-Za-z0-9][A-Za-z0-9_.-]*)==([0-9][^\s\"',;\]]*)")
 
