@@ -82,10 +82,11 @@ check_gpu_runner() {
   local job="${1:?usage: preflight.sh gpu-runner JOB-NAME-PREFIX}" wait="${GPU_WAIT:-15}" status i
   for ((i = 0; i < wait * 2; i++)); do
     status="$(gh api "repos/$repo/actions/runs/$GITHUB_RUN_ID/jobs" \
-                --jq "[.jobs[] | select(.name | startswith(\"$job\")) | .status] | if length == 0 then \"absent\" elif all(. == \"queued\" or . == \"waiting\") then \"queued\" else \"started\" end")"
+                --jq "[.jobs[] | select(.name | startswith(\"$job\")) | .status] | if length == 0 then \"absent\" elif all(. as \$s | [\"queued\", \"waiting\", \"pending\", \"requested\"] | index(\$s)) then \"queued\" else \"started\" end")"
     case "$status" in
       started) echo "a runner took \"$job\""; return ;;
-      absent) echo "no job named \"$job\" in this run (skipped)"; return ;;
+      # The job may not be listed yet in the first minutes (created with this one).
+      absent) if [ "$i" -ge 4 ]; then echo "no job named \"$job\" in this run (skipped)"; return; fi ;;
     esac
     sleep 30
   done
