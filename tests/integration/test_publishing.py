@@ -671,10 +671,15 @@ def test_every_pin_lives_in_exactly_one_file() -> None:
     assert not stray, stray
     # What a workflow installs under the constraints is pinned there or in pyproject.
     for path in sorted(WORKFLOWS.glob("*.yml")):
-        for line in re.findall(r"pip install [^\n]*-c constraints/ci\.txt([^\n]*)", path.read_text(encoding="utf-8")):
-            names = [w for w in line.split() if not w.startswith(("-", '"', "$", "'"))]
-            for name in names:
-                assert _norm(name) in ci or _norm(name) in project, f"{path.name}: {name} is not pinned"
+        text = path.read_text(encoding="utf-8")
+        named = [re.split(r";|&&|\|\||#", line)[0].split()
+                 for line in re.findall(r"pip install [^\n]*-c constraints/ci\.txt([^\n]*)", text)]
+        # Names a matrix hands to such a line ($INSTALL, $OVER).
+        for job in yaml.safe_load(text)["jobs"].values():
+            for entry in job.get("strategy", {}).get("matrix", {}).get("include", []):
+                named += [str(entry.get(key, "")).split() for key in ("install", "over")]
+        for name in (w for words in named for w in words if not w.startswith(("-", '"', "$", "'"))):
+            assert _norm(name) in ci or _norm(name) in project, f"{path.name}: {name} is not pinned"
     # axe-core: package.json's exact version is the lock's.
     wanted = json.loads((ROOT / "package.json").read_text(encoding="utf-8"))["dependencies"]
     locked = json.loads((ROOT / "package-lock.json").read_text(encoding="utf-8"))["packages"]
