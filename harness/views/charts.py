@@ -196,23 +196,29 @@ def line_chart(series: list[Series], *, title: str, x_label: str, y_label: str,
     grid = "".join([*(f"M{_at(t, xs):.2f} 0V100" for t in x_ticks),
                     *(f"M0 {100 - _at(t, ys):.2f}H100" for t in y_ticks)])
     lines, marks, legend = [], [], []
+    placed: list[tuple[float, float]] = []
     for rank, (one, style) in enumerate(zip(series, styles, strict=True)):
-        # Earlier series are drawn wider, so a later one on the same values (float16
-        # and bfloat16 on a GPU) shows inside it instead of hiding it.
-        width = max(style.width + 2.0 - 0.5 * rank, style.width) if not one.failing else 1.5
+        # Later series are drawn on top, thinner, and a marker on the spot of earlier
+        # ones smaller, so a series on the same values as another (float16 beside
+        # bfloat16 on a GPU) shows inside it instead of hiding it.
+        width = 1.5 if one.failing else max(1.5, 4.5 - 3 * rank / max(len(series) - 1, 1))
         ordered = sorted(one.points, key=lambda p: p.x)
         path = " ".join(f"{_at(p.x, xs):.2f},{100 - _at(p.y, ys):.2f}" for p in ordered)
         dash = f' stroke-dasharray="{style.dash}"' if style.dash else ""
         lines.append(f'<polyline points="{path}" stroke="{style.colour}" '
-                     f'stroke-width="{width:g}"{dash}/>')
-        size = max(1.0 - 0.1 * rank, 0.6)
-        marks += [f'<span class="harness-mark" style="--x:{_at(p.x, xs):.2f}%;'
-                  f'--y:{_at(p.y, ys):.2f}%;--size:{size:.2f}em;color:{style.colour}" '
-                  f'title="{html_text(p.note)}">{_mark(style.marker, hollow=p.hollow)}</span>'
-                  for p in ordered]
+                     f'stroke-width="{width:.2g}"{dash}/>')
+        for p in ordered:
+            x, y = _at(p.x, xs), _at(p.y, ys)
+            under = sum(abs(x - a) < 3 and abs(y - b) < 4 for a, b in placed)
+            placed.append((x, y))
+            marks.append(f'<span class="harness-mark" data-series="{rank}" style="--x:{x:.2f}%;'
+                         f'--y:{y:.2f}%;--size:{max(0.85 * 0.72**under, 0.4):.2f}em;'
+                         f'color:{style.colour}" title="{html_text(p.note)}">'
+                         f"{_mark(style.marker, hollow=p.hollow)}</span>")
         hollow = ' class="harness-hollow"' if one.failing else ""
         legend.append(
-            f'<li style="color:{style.colour}"><svg class="harness-key" viewBox="0 -6 30 12" '
+            f'<li data-series="{rank}" style="color:{style.colour}"><svg class="harness-key" '
+            f'viewBox="0 -6 30 12" '
             f'aria-hidden="true"><path d="M0 0H30" stroke="{style.colour}" stroke-width='
             f'"{style.width:g}"{dash}/><g transform="translate(15 0)"{hollow}>'
             f'{MARKERS[style.marker]}</g></svg><span>{html_text(one.label)}</span></li>')

@@ -155,9 +155,18 @@ def test_all_columns_lines_fit_their_column_and_read_in_spanish(open_page: Any,
 
 #: Per chart: its box, the column's, each series' colour and marker (from its legend
 #: entry), its tick labels by axis (the visible ones, in order, each clear of the next),
-#: and whether the legend lies under the plot.
+#: whether the legend lies under the plot, and the series none of whose markers shows
+#: (each covered by later ones).
 _CHARTS = """[...document.querySelectorAll('figure.harness-chart')].map(f => {
+      f.querySelector('.harness-plot-area').scrollIntoView({block: 'center'});
       const box = f.getBoundingClientRect();
+      // A marker shows where its painted shape is what the pointer hits (only shapes take
+      // it): at its centre or on its outline, left, right, above or below.
+      const onTop = m => { const r = m.getBoundingClientRect(), x = (r.left + r.right) / 2,
+          y = (r.top + r.bottom) / 2;
+          return [0, 0.2, 0.3, 0.36].flatMap(k => [[-k, 0], [k, 0], [0, -k], [0, k]]).some(
+              ([dx, dy]) => document.elementFromPoint(x + dx * r.width, y + dy * r.height)
+                  ?.closest('.harness-mark') === m); };
       const plot = f.querySelector('.harness-plot-area').getBoundingClientRect();
       const shown = a => [...f.querySelectorAll('.harness-ticks-' + a + ' li')]
           .filter(t => getComputedStyle(t).visibility !== 'hidden');
@@ -170,6 +179,9 @@ _CHARTS = """[...document.querySelectorAll('figure.harness-chart')].map(f => {
           ticks: ['x', 'y'].map(a => shown(a).map(t => t.textContent)),
           apart: ['x', 'y'].map(apart),
           legendBelow: f.querySelector('.harness-legend').getBoundingClientRect().top >= plot.bottom,
+          hidden: [...f.querySelectorAll('.harness-legend li')].filter(li => ![...f.querySelectorAll(
+              `.harness-mark[data-series="${li.dataset.series}"]`)].some(onTop))
+              .map(li => li.textContent),
           background: getComputedStyle(document.body).backgroundColor}; })"""
 
 
@@ -225,6 +237,7 @@ def test_charts_fit_the_column_and_tell_every_series_apart(open_page: Any, path:
             assert axis and apart, (name, axis)  # labels never overlap
             assert _one_notation(axis, lang), (name, axis)
         assert chart["legendBelow"], name
+        assert chart["hidden"] == [], name  # every series shows (GPU float16 beside bfloat16)
 
 
 @pytest.mark.parametrize("scheme", ["default", "slate"])

@@ -116,15 +116,19 @@ def test_a_line_chart_puts_marks_on_log_axes_and_its_text_in_html_only() -> None
     assert found.in_svg == [] and "img" not in found.tags and "a" not in found.tags
     assert "onclick=" not in html.replace("&quot; onclick=&quot;", "")
     # Points a factor of 4 apart on x lie equally far apart: the axis is logarithmic.
+    # A marker on the spot of an earlier one is drawn smaller, so both show.
+    sizes = [float(v) for v in re.findall(r"--size:([\d.]+)em", html)]
+    assert max(sizes) == 0.85 and min(sizes) < 0.85
     xs = [float(x) for x in re.findall(r"--x:([\d.]+)%", html)]
     assert all(0 <= x <= 100 for x in xs)
-    marks = sorted({float(x) for x in re.findall(r'class="harness-mark" style="--x:([\d.]+)%',
+    marks = sorted({float(x) for x in re.findall(r'class="harness-mark" data-series="\d+" style="--x:([\d.]+)%',
                                                  html)})
     assert len(marks) == 3 and marks[1] - marks[0] == pytest.approx(marks[2] - marks[1], abs=0.02)
-    assert html.count('class="harness-mark"') == 12 and html.count("<li style=\"color:") == 4
+    assert html.count('class="harness-mark"') == 12 and html.count('<li data-series=') == 4
     assert html.count('class="harness-hollow"') == 6  # the failing points, unfilled
-    styles = set(re.findall(r'<li style="color:(#\w+)"><svg class="harness-key" viewBox="[^"]*" '
-                            r'aria-hidden="true"><path[^>]*/><g[^>]*>(<\w+)', html))
+    styles = set(re.findall(r'<li data-series="\d" style="color:(#\w+)"><svg class="harness-key"'
+                            r' viewBox="[^"]*" aria-hidden="true"><path[^>]*/><g[^>]*>(<\w+)',
+                            html))
     assert len(styles) == 4  # every series its own colour and marker in the legend
 
 
