@@ -225,10 +225,10 @@ def line_chart(series: list[Series], *, title: str, x_label: str, y_label: str,
     y_texts = tick_texts(y_ticks, lang=lang, scale=y_scale)
     x_texts = tick_texts(x_ticks, lang=lang)
     crowded = len(x_ticks) > 6  # a phone shows every other x label (harness.css)
-    odd = ' class="harness-odd"'
+    odd, ident = ' class="harness-odd"', html_text(element_id)
     return "".join([
-        f'<figure class="harness-chart" id="{element_id}"><div class="harness-chart-box" '
-        f'role="img" aria-label="{html_text(title)}" aria-describedby="{element_id}-desc">',
+        f'<figure class="harness-chart" id="{ident}"><div class="harness-chart-box" '
+        f'role="img" aria-label="{html_text(title)}" aria-describedby="{ident}-desc">',
         f'<p class="harness-axis-y">{html_text(y_label)}</p><div class="harness-chart-grid">',
         '<ol class="harness-ticks-y">',
         *(f'<li style="--y:{_at(t, ys):.2f}%">{html_text(s)}</li>'
@@ -240,7 +240,7 @@ def line_chart(series: list[Series], *, title: str, x_label: str, y_label: str,
           f"{html_text(s)}</li>" for i, (t, s) in enumerate(zip(x_ticks, x_texts, strict=True))),
         f'</ol></div><p class="harness-axis-x">{html_text(x_label)}</p>',
         f'<ul class="harness-legend">{"".join(legend)}</ul>',
-        f'<p id="{element_id}-desc" hidden>{html_text(description)}</p></div>',
+        f'<p id="{ident}-desc" hidden>{html_text(description)}</p></div>',
         f"<figcaption>{html_text(caption)}</figcaption></figure>"])
 
 
@@ -255,9 +255,10 @@ def interval_chart(rows: list[IntervalRow], *, text: IntervalText, lang: str,
     ticks = log_ticks(10 ** axis[0], 10 ** axis[1])
     lines = "".join(f'<i class="harness-grid-line{" harness-one" if t == 1 else ""}" '
                     f'style="--x:{_at(t, axis):.2f}%"></i>' for t in sorted({1.0, *ticks}))
-    out = [f'<figure class="harness-interval-chart" id="{element_id}"><div class='
+    ident = html_text(element_id)
+    out = [f'<figure class="harness-interval-chart" id="{ident}"><div class='
            f'"harness-chart-box" role="img" aria-label="{html_text(text.title)}" '
-           f'aria-describedby="{element_id}-desc"><div class="harness-interval-head">'
+           f'aria-describedby="{ident}-desc"><div class="harness-interval-head">'
            f'<p class="harness-axis-x">{html_text(text.axis)}</p>'
            f'<p class="harness-hints"><span>{html_text(text.faster)}</span> '
            f'<span>{html_text(text.slower)}</span></p><ol class="harness-ticks-x">',
@@ -276,6 +277,6 @@ def interval_chart(rows: list[IntervalRow], *, text: IntervalText, lang: str,
             f'<i class="harness-bar" style="--lo:{_at(row.low, axis):.2f}%;'
             f'--hi:{_at(row.high, axis):.2f}%"></i><i class="harness-dot{filled}" '
             f'style="--x:{_at(row.ratio, axis):.2f}%"></i></span></li>')
-    out.append(f'</ul><p id="{element_id}-desc" hidden>{html_text(text.description)}</p>'
+    out.append(f'</ul><p id="{ident}-desc" hidden>{html_text(text.description)}</p>'
                f"</div><figcaption>{html_text(text.caption)}</figcaption></figure>")
     return "".join(out)
