@@ -184,7 +184,7 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
 
 def _builds(records: list[DeviceRecord], lang: str) -> str:
     """The torch builds of ``records`` as a reader scans them: oldest to newest, and from
-    three on as a range with its count («2.6.0+cu124–2.14.1+cu130, 4 compilaciones»)."""
+    three on as a range with its count («2.6.0+cu124–2.14.1+cu130, 4 versiones»)."""
     builds = sorted(dict.fromkeys(r.torch_build for r in records), key=version_key)
     if len(builds) < 3:
         return ", ".join(builds)
