@@ -23,7 +23,7 @@ from harness.core.types import Expectation, Observation, Snippet, Unchecked
 from harness.records.store import DeviceRecord, version_key
 from harness.text.markdown import cell, code, html_text
 from harness.text.numbers import scientific
-from harness.text.words import word
+from harness.text.words import in_lang, word
 from harness.views.html_table import Cell, Row, html_table
 
 __all__ = ["ObservedBlock", "breakable", "environment_line", "render_observed", "render_unchecked"]
@@ -154,7 +154,7 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
     states = {label: [s for _, s in values] for label, values in cells.items()}
     body = [f"**{word(lang, 'derivation')}**", ""]
     for e in expectations:
-        text = e.derivation_en if lang == "en" and e.derivation_en else e.derivation
+        text = in_lang(lang, {"es": e.derivation, "en": e.derivation_en})
         # An expectation's text is data: escaped, never Markdown or HTML of its own.
         body.append(f"- {code(e.name)}: {cell(text)}{_tolerance_note(e, lang)}")
     body.append("")
@@ -198,7 +198,7 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
 
 def _builds(records: list[DeviceRecord], lang: str) -> str:
     """The torch builds of ``records`` as a reader scans them: oldest to newest, and from
-    three on as a range with its count («2.6.0+cu124–2.14.1+cu130, 4 compilaciones»)."""
+    three on as a range with its count («2.6.0+cu124–2.14.1+cu130, 4 versiones»)."""
     builds = sorted(dict.fromkeys(r.torch_build for r in records), key=version_key)
     if len(builds) < 3:
         return ", ".join(builds)
@@ -250,5 +250,5 @@ def _tolerance_note(expectation: Expectation, lang: str) -> str:
 
 def render_unchecked(entry: Unchecked, lang: str) -> str:
     """The block for a snippet declared to have nothing to derive: the reason, shown."""
-    reason = entry.reason_en if lang == "en" and entry.reason_en else entry.reason
+    reason = in_lang(lang, {"es": entry.reason, "en": entry.reason_en})
     return f'!!! note harness-observed "{word(lang, "unchecked_title")}"\n\n    {cell(reason)}\n'

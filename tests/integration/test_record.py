@@ -119,7 +119,7 @@ def test_environment_is_written_per_run_and_loads(recorded) -> None:
         assert environment["run_id"] == run_id
         assert environment["torch_build"] == folder.name and environment["device_key"] == "cpu"
         assert environment["threads"] == 1 and environment["date"][:2] == "20"
-        assert environment["extra"]["memory_method"].startswith("VmHWM")
+        assert environment["extra"]["memory_method"].startswith("vmhwm-")  # a code
     (item,) = load_all(folder.parent).items  # the store accepts what the command wrote
     assert len(item.rows) == 3 and set(item.environments) == set(runs)
     assert all(len(row.samples_s) == row.repeats for row in item.rows if row.latency)
