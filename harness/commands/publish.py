@@ -17,7 +17,7 @@ import sys
 from harness.commands.checkout import add_results_option, add_root_option, records_folder, root_of
 from harness.core.errors import HarnessError, relative
 from harness.records.files import locked
-from harness.records.provenance import grade_text, sign_set, vouch
+from harness.records.provenance import grade_text, listed_missing, sign_set, vouch
 from harness.records.store import load_all
 
 __all__ = ["INSTALL_HINT", "KEY_VARIABLE", "configure", "require_filelock", "run"]
@@ -74,8 +74,10 @@ def run(args: argparse.Namespace) -> int:
                              run=args.run)
                     print(f"signed {shown}/{record.torch_build}/{record.device_key}",
                           file=sys.stderr)
-    problems: list[str] = []
-    for record in load_all(results, root=root).items:
+    records = load_all(results, root=root).items
+    problems = listed_missing(results, shown) if records else [
+        f"{shown}: no record set; restore results/ from git, or record the sets"]
+    for record in records:
         problems += record.provenance.problems
         print(f"torch {record.torch_build} on {record.device_key!r}: "
               f"{grade_text(record.provenance, 'en')}", file=sys.stderr)

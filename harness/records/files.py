@@ -92,14 +92,14 @@ def replace_folder(folder: Path, texts: dict[str, str | None], *, shown: Path) -
     writing = shown
     try:
         shutil.rmtree(staging, ignore_errors=True)
-        if folder.exists():
-            shutil.copytree(folder, staging)
-        else:
-            staging.mkdir()
+        staging.mkdir()
+        for kept in sorted(folder.iterdir()) if folder.exists() else []:
+            writing = shown / kept.name
+            if kept.name not in texts:  # the build's other sets, as they are
+                shutil.copy2(kept, staging / kept.name)
         for name, text in texts.items():
             writing = shown / name
             if text is None:
-                (staging / name).unlink(missing_ok=True)
                 continue
             with open(staging / name, "w", encoding="utf-8", newline="\n") as handle:
                 handle.write(text)

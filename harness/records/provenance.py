@@ -24,8 +24,8 @@ from pathlib import Path
 
 from harness.core.errors import HarnessError, read_text
 
-__all__ = ["NAMESPACE", "SIGNERS", "UNSIGNED", "Provenance", "grade_text", "sign_set",
-           "unsigned_entries", "verify_set", "vouch"]
+__all__ = ["NAMESPACE", "SIGNERS", "UNSIGNED", "Provenance", "grade_text", "listed_missing",
+           "set_files", "sign_set", "unsigned_entries", "verify_set", "vouch"]
 
 NAMESPACE = "que-es-pytorch-records"
 SIGNERS = "allowed_signers"
@@ -74,6 +74,15 @@ def unsigned_entries(results: Path, shown: Path) -> dict[str, tuple[str, int]]:
     """The hand-recorded files ``results/unsigned.sha256`` vouches for."""
     path = results / UNSIGNED
     return _entries(read_text(path, shown / UNSIGNED), shown / UNSIGNED) if path.exists() else {}
+
+
+def listed_missing(results: Path, shown: Path) -> list[str]:
+    """Files the list vouches for that are gone: a deleted set or file is named, not
+    quietly shown as «sin medición»."""
+    return [f"{shown / UNSIGNED}:{line}: lists {name}, which is missing (deleted? restore it "
+            "from git; to retire a set, remove its lines here too)"
+            for name, (_, line) in unsigned_entries(results, shown).items()
+            if not (results / name).is_file()]
 
 
 def _ssh_keygen(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:

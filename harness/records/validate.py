@@ -22,6 +22,7 @@ from harness.records.consistency import (
     selection_problems,
     spec_problems,
 )
+from harness.records.provenance import listed_missing
 from harness.records.store import DeviceRecord, Records
 from harness.sources.project import Project
 
@@ -58,7 +59,7 @@ def check_records(
         state = "empty" if results.is_dir() else "missing"
         return [f"{shown}: the records folder is {state}; restore results/ from git, or "
                 "record the sets"]
-    problems = run_problems(records.items, results=shown)
+    problems = [*listed_missing(results, shown), *run_problems(records.items, results=shown)]
     expectations = {(e.snippet, e.name): e for items in project.expectations.values()
                     for e in items}
     # One wrong expectation is one mistake: its contradicting records are listed together.
