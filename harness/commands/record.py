@@ -23,6 +23,7 @@ from harness.commands.record_plan import RecordPlan, make_plan, seconds
 from harness.core.errors import relative
 from harness.core.types import DEVICE_TYPES
 from harness.records.files import locked
+from harness.records.provenance import set_files, unsigned_entries, verify_set
 from harness.sources.trials import TRIALS_FILE
 
 __all__ = ["NOTHING_RECORDED", "configure", "report", "run"]
@@ -95,10 +96,13 @@ def report(plan: RecordPlan, outcome: Outcome) -> int:
           f"{committed.recorded - len(rows)} observations recorded, {committed.unchanged} "
           f"observations unchanged (date kept), {len(examples.failures)} examples failed",
           file=sys.stderr)
-    where = "" if plan.results == plan.root / "results" else f" --results {plan.results}"
-    print(f"the build accepts this set once the recording workflow signs it, or once you "
-          "vouch for it as recorded by hand: `python -m harness publish add "
-          f"{outcome.paths.folder.name} {outcome.paths.key}{where}`", file=sys.stderr)
+    folder, key = outcome.paths.folder, outcome.paths.key
+    if verify_set(plan.results, folder.name, key, set_files(folder, key), shown=shown.parent,
+                  unsigned=unsigned_entries(plan.results, shown.parent)).problems:
+        where = "" if plan.results == plan.root / "results" else f" --results {plan.results}"
+        print(f"the build accepts this set once the recording workflow signs it, or once you "
+              f"vouch for it as recorded by hand: run `python -m harness publish add "
+              f"{folder.name} {key}{where}`", file=sys.stderr)
     return 1 if examples.failures else 0
 
 

@@ -128,11 +128,11 @@ def _backdated_run(project: Path) -> str:
             "not when its id says it started")
 
 
-def _gpu_row(project: Path, trial: str, **cells: str) -> tuple[Path, int]:
+def _gpu_row(project: Path, name: str, **cells: str) -> tuple[Path, int]:
     csv = next((project / "results").glob("*/cuda-*.csv"))
     lines = csv.read_text().splitlines()
     header = lines[0].split(",")
-    number = next(n for n, line in enumerate(lines) if line.startswith(trial + ","))
+    number = next(n for n, line in enumerate(lines) if line.startswith(name + ","))
     values = lines[number].split(",")
     for column, value in cells.items():
         values[header.index(column)] = value
