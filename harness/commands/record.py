@@ -116,6 +116,6 @@ def run(args: argparse.Namespace) -> int:
         # Known before torch is imported (seconds): nothing would be recorded.
         print(NOTHING_RECORDED, file=sys.stderr)
         return 1
-    # A second record refuses here, naming the lock, before it runs anything.
-    with locked(plan.results, shown=relative(plan.results, plan.root), wait=False):
+    # A second record waits here, naming the lock, before it runs anything.
+    with locked(plan.results, shown=relative(plan.results, plan.root)):
         return report(plan, execute(plan))

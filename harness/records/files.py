@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -39,19 +40,22 @@ def _fsync(path: Path) -> None:
 
 @contextmanager
 def locked(results: Path, *, shown: Path, wait: bool = True) -> Iterator[None]:
-    """Hold the records' lock (again, within the process that holds it); without
-    ``wait``, refuse at once naming it when another command holds it, so a second
-    ``record`` stops before it measures anything."""
+    """Hold the records' lock (again, within the process that holds it). When another
+    command holds it, say so naming it, then wait for it (a second ``record`` measures
+    nothing meanwhile) or, without ``wait``, refuse."""
     from filelock import FileLock, Timeout  # installed with torch; only writers need it
 
     results.mkdir(parents=True, exist_ok=True)
     lock = FileLock(str(results / LOCK_FILE), is_singleton=True)
+    held = (f"{shown / LOCK_FILE}: another `record` or `publish` command is writing these "
+            "records (it holds this lock)")
     try:
-        lock.acquire(blocking=wait)
+        lock.acquire(blocking=False)
     except Timeout:
-        raise HarnessError(
-            f"{shown / LOCK_FILE}: another `record` or `publish` command is writing these "
-            "records (it holds this lock); wait for it to finish, then run again") from None
+        if not wait:
+            raise HarnessError(f"{held}; wait for it to finish, then run again") from None
+        print(f"{held}; waiting for it to finish", file=sys.stderr, flush=True)
+        lock.acquire()
     try:
         _settle(results)
         yield

@@ -30,18 +30,26 @@ def run_record(results: Path, *, env: dict[str, str] | None = None,
 
 
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="records with torch")
-def test_a_second_record_command_refuses_naming_the_lock(tmp_path: Path) -> None:
+def test_a_second_record_command_waits_naming_the_lock(tmp_path: Path) -> None:
     from filelock import FileLock
 
     results = tmp_path / "results"
     results.mkdir()
-    with FileLock(str(results / ".record.lock")):  # the first command, still measuring
-        done = run_record(results)
-    assert done.returncode == 2, done.stderr
-    assert (f"{results}/.record.lock: another `record` or `publish` command is writing these "
-            "records (it holds this lock); wait for it to finish, then run again"
-            in done.stderr), done.stderr
-    assert "snippet" not in done.stderr and not list(results.glob("*/*"))
+    lock = FileLock(str(results / ".record.lock"))
+    lock.acquire()  # the first command, still measuring
+    second = subprocess.Popen(
+        [sys.executable, "-m", "harness", "record", "--device", "cpu", "--only", "trials",
+         "--results", str(results), "--trials-file", str(TINY), "--min-run-time", "0.02",
+         "--trials", "tiny_matmul_float32"], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    assert second.stderr is not None
+    said = second.stderr.readline()  # said before it measures anything
+    assert not list(results.glob("*/*"))
+    lock.release()
+    _, rest = second.communicate(timeout=120)
+    assert said == (f"{results}/.record.lock: another `record` or `publish` command is writing "
+                    "these records (it holds this lock); waiting for it to finish\n"), said + rest
+    assert second.returncode == 0 and "snippet" not in said + rest, rest
+    assert list(results.glob("*/cpu.csv"))
 
 
 def _full_disk() -> None:

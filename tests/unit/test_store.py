@@ -250,7 +250,7 @@ def test_a_read_only_records_folder_is_named(tmp_path: Path) -> None:
         target.folder.parent.chmod(0o755)
 
 
-def test_a_second_writer_refuses_naming_the_lock(tmp_path: Path) -> None:
+def test_a_second_writer_that_may_not_wait_refuses_naming_the_lock(tmp_path: Path) -> None:
     from filelock import FileLock
 
     from harness.records.files import locked
