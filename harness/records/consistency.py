@@ -105,7 +105,10 @@ def _timing(row: TrialRow) -> list[str]:
                          f"{row.iqr_over_median:g} is {'above' if noisy else 'within'} "
                          f"{NOISY_IQR_OVER_MEDIAN:g}")
     work = _work(row)
-    if row.throughput is not None and work is not None and not _close(
+    if row.throughput is not None and work is None:
+        found.append(f"throughput in {row.throughput_unit!r} of shape {row.shape!r}: the work "
+                     "of a call is not known, so the throughput cannot be checked")
+    elif row.throughput is not None and work is not None and not _close(
             row.throughput, work / row.latency, 3 * _CELL):
         found.append(f"throughput {row.throughput:g} {row.throughput_unit} is not the work of "
                      f"a call ({work:g}) / latency ({work / row.latency:.6g})")
@@ -175,9 +178,25 @@ _BUILD = re.compile(r"[0-9]+(\.[0-9]+)*((a|b|rc)[0-9]+)?(\.post[0-9]+)?(\.dev[0-
                     r"(\+[a-z0-9]+(\.[a-z0-9]+)*)?", re.ASCII)
 
 
+def _misdated(run_id: str, date: str) -> str | None:
+    """Why ``date`` is not when run ``run_id`` says it started; ``None`` when it is."""
+    started = _RUN_ID.fullmatch(run_id)
+    try:
+        begun = datetime.datetime.strptime(started.group(1), "%Y%m%dT%H%M%SZ").replace(
+            tzinfo=datetime.UTC) if started else None
+        when = datetime.datetime.fromisoformat(date)
+    except ValueError:
+        begun = None
+    if begun and begun - _RUN_LENGTH / 60 <= when.replace(tzinfo=when.tzinfo or datetime.UTC) \
+            <= begun + _RUN_LENGTH:
+        return None
+    return (f"run {run_id!r} is dated {date!r}, not when its id says it started (<UTC start>-"
+            "<hex>, dated within an hour); a record's date is not edited")
+
+
 def run_problems(records: list[DeviceRecord], *, results: Path) -> list[str]:
     """Across the sets: each build folder a PEP 440 version, one ``torch_git`` per build,
-    each run id in one set only and dated when its id says it started."""
+    each run id in one set only, each run and observation dated when its run started."""
     problems: list[str] = []
     owner: dict[str, Path] = {}
     git: dict[str, tuple[str, Path]] = {}
@@ -197,18 +216,12 @@ def run_problems(records: list[DeviceRecord], *, results: Path) -> list[str]:
                 problems.append(f"{env_file}:1: run {run_id!r} was made with torch_git "
                                 f"{env.torch_git[:12]}, {seen[1]} with {seen[0][:12]}: one "
                                 "build has one commit")
-            started = _RUN_ID.fullmatch(run_id)
-            try:
-                begun = datetime.datetime.strptime(started.group(1), "%Y%m%dT%H%M%SZ").replace(
-                    tzinfo=datetime.UTC) if started else None
-                when = datetime.datetime.fromisoformat(env.date)
-                when = when if when.tzinfo else when.replace(tzinfo=datetime.UTC)
-            except ValueError:
-                begun = None
-            if begun is None or not begun - _RUN_LENGTH / 60 <= when <= begun + _RUN_LENGTH:
-                problems.append(f"{env_file}:1: run {run_id!r} is dated {env.date!r}, not when "
-                                "its id says it started (<UTC start>-<hex>, dated within an "
-                                "hour); a record's date is not edited")
+            wrong = _misdated(run_id, env.date)
+            problems += [f"{env_file}:1: {wrong}"] if wrong else []
+        for (snippet, name), where in record.observation_lines.items():
+            found = record.observation(snippet, name)
+            wrong = _misdated(found.run_id, found.date) if found else None
+            problems += [f"{where}: observation {name!r}: {wrong}"] if wrong else []
     return problems
 
 

@@ -180,6 +180,16 @@ def _another_commit(project: Path) -> str:
             r".* one build has one commit")
 
 
+def _failing_rows_deleted(project: Path) -> str:
+    """The bfloat16 rows that fail quality, deleted: every other cell stays valid."""
+    csv = record_files(project, ".csv")[0]
+    lines = csv.read_text().splitlines()
+    csv.write_text("\n".join(line for line in lines if "_bfloat16," not in line) + "\n")
+    return (rf"{_shown(project, csv)}:1: run '[^']+' measured 13 trial\(s\) "
+            r"\(results/2\.13\.0\+cpu/cpu\.env\.json\), but this file has no row of "
+            r"'matmul_256_bfloat16'")
+
+
 def _deep_json(project: Path) -> str:
     jsonl = record_files(project, ".examples.jsonl")[0]
     lines = jsonl.read_text().splitlines()
@@ -264,6 +274,7 @@ RECORD_FAULTS = {
     "lookalike-build": _lookalike_build,
     "another-commit-in-a-build": _another_commit,
     "deep-json": _deep_json,
+    "failing-rows-deleted": _failing_rows_deleted,
     "duplicate-observation": _duplicate_observation,
     "huge-observation": _huge_observation,
     "interrupted-swap": _interrupted_swap,

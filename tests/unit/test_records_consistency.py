@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.core.errors import HarnessError
+from harness.core.errors import HarnessError, Location
 from harness.core.rows import TrialRow
 from harness.core.types import Environment, Observation, TrialSpec
 from harness.records.commit import commit_set
@@ -97,6 +97,7 @@ def test_a_run_written_by_commit_set_is_consistent_and_keeps_its_trials(tmp_path
     (dict(throughput=256 / MEDIAN), "is not the work of a call \\(128\\)"),
     (dict(latency_iqr_s=(HIGH - LOW) / 2), "latency_iqr_s .* is not the IQR of samples_s"),
     (dict(samples_s=()), "a latency with no samples_s"),
+    (dict(throughput_unit="items/s"), "the work of a call is not known"),
 ])
 def test_each_relation_between_cells_is_checked(change: dict[str, object], message: str) -> None:
     assert row_problems([measured()]) == []
@@ -190,6 +191,14 @@ def test_run_ids_dates_builds_and_commits_across_the_sets() -> None:
     ]:
         found = run_problems(_records(*runs), results=Path("results"))
         assert found and re.search(message, found[0]), (message, found)
+    seen = dataclasses.replace(observation(), run_id=good.run_id, date="2026-10-01")
+    (record,) = _records(("2.13.0+cpu", "cpu", good))
+    record = dataclasses.replace(record, observations=[seen], observation_lines={
+        ("p/s", "v"): Location(path=Path("results/2.13.0+cpu/cpu.examples.jsonl"), line=7)})
+    assert run_problems([record], results=Path("results")) == [
+        "results/2.13.0+cpu/cpu.examples.jsonl:7: observation 'v': run "
+        "'20261201T230828Z-b37640' is dated '2026-10-01', not when its id says it started "
+        "(<UTC start>-<hex>, dated within an hour); a record's date is not edited"]
 
 
 def test_json_too_deep_to_read_names_the_file_and_line(tmp_path: Path) -> None:
