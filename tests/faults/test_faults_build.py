@@ -218,12 +218,12 @@ def _claim_flipped(project: Path) -> str:
     """A GPU set that also holds example observations: the backward page's claim that every
     observed output was recorded on a CPU stops holding, and the build names its line."""
     gpu = next((project / "results").glob("*/cuda-*.env.json"))
-    run_id = next(iter(json.loads(gpu.read_text())["runs"]))
+    run_id, run = next(iter(json.loads(gpu.read_text())["runs"].items()))
     build, key = gpu.parent.name, gpu.name.removesuffix(".env.json")
     lines = []
     for line in _jsonl(project).read_text().splitlines():
         data = json.loads(line)
-        data.update(torch_build=build, device_key=key, run_id=run_id)
+        data.update(torch_build=build, device_key=key, run_id=run_id, date=run["date"])
         lines.append(json.dumps(data, ensure_ascii=False))
     gpu.with_name(f"{key}.examples.jsonl").write_text("\n".join(lines) + "\n")
     reseal(gpu)  # vouched for: the claim must meet the records, not the provenance check
