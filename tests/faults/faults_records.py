@@ -111,6 +111,13 @@ def _forged_consistent_edit(project: Path) -> str:
     return _unvouched(project, csv) + "it changed since results/unsigned.sha256:"
 
 
+def forged_and_signed_again(project: Path) -> Path:
+    """The forged edit above, then signed again with the allowed key: the key, not the
+    file, is what vouches, so this copy builds."""
+    _forged_consistent_edit(project)
+    return signed(project)
+
+
 def _copied_to_a_new_build(project: Path) -> str:
     """torch 2.15.0 that never ran: the signed set copied, torch_build rewritten."""
     folder = signed(project).parent

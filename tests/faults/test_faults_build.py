@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from support import copy_project, inject, record_files, reseal, without_torch
 
-from faults.faults_records import RECORD_FAULTS, signed
+from faults.faults_records import RECORD_FAULTS, forged_and_signed_again, signed
 
 
 def _stale_typed_and_markup(project: Path) -> int:
@@ -286,8 +286,10 @@ for root in sys.argv[1:]:
 
 #: The key of the stale-record copy among the batch's builds (not a FAULTS entry).
 STALE = "stale-typed-markup"
-#: A copy whose first CPU set is signed by the test key it allows: it builds.
+#: A copy whose first CPU set is signed by the test key it allows: it builds; so does one
+#: whose forged set was signed again with that key.
 SIGNED = "signed-set"
+RESIGNED = "forged-and-signed-again"
 
 
 @pytest.fixture(scope="module")
@@ -300,7 +302,7 @@ def batch(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, obj
     roots: dict[str, Path] = {}
     injected: dict[str, object] = {}
     for key, inject_fault in [*FAULTS.items(), (STALE, _stale_typed_and_markup),
-                              (SIGNED, signed)]:
+                              (SIGNED, signed), (RESIGNED, forged_and_signed_again)]:
         root = copy_project(tmp_path_factory.mktemp(key))
         roots[key], injected[key] = root, inject_fault(root)
     done = subprocess.run(
@@ -341,3 +343,7 @@ def test_a_set_signed_by_an_allowed_key_builds_and_shows_its_grade(batch) -> Non
     assert "registrado a mano, sin firma" in page  # the other sets
     english = html.unescape((project / "site/en/medir-pytorch/index.html").read_text())
     assert "recorded by CI (run 4242, signed)" in english
+    project, _, log = batch[RESIGNED]
+    assert "BUILT" in log, log  # the allowed key vouches, whatever the file says
+    assert "registrado por CI (ejecución 4242, firmado)" in html.unescape(
+        (project / "site/medir-pytorch/index.html").read_text())
