@@ -4,6 +4,7 @@
 ``results/<torch build>/<device>.control.csv``    a same-build control run's rows (optional)
 ``results/<torch build>/<device>.examples.jsonl`` observed example outputs, one per line
 ``results/<torch build>/<device>.env.json``       ``{"runs": {run_id: environment}}``
+``results/<torch build>/<device>.sha256[.sig]``   a signed set's list (:mod:`.provenance`)
 
 Each row and observation names the run that made it, and the environment file
 keeps one environment per run still referenced, so rows from different runs can
