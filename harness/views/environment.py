@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from harness.core.peak_rule import peak_gaps
 from harness.core.types import Environment
+from harness.records.provenance import grade_text
 from harness.records.store import DeviceRecord
 from harness.text.markdown import html_text
 from harness.text.numbers import decimal, throughput_text, unbroken
@@ -91,6 +92,7 @@ _FIELDS: tuple[tuple[str, Callable[[DeviceRecord, str], str]], ...] = (
     ("memory_field", lambda r, lang: memory_method_text(
         str(r.environment.extra.get("memory_method", "")), lang)),
     ("commit", lambda r, lang: r.environment.repo_commit[:12]),
+    ("provenance", lambda r, lang: grade_text(r.provenance, lang)),
 )
 
 

@@ -96,9 +96,9 @@ def test_unsupported_dtype_is_a_row_with_its_error(recorded) -> None:
     assert row["latency"] == "" and row["quality_pass"] == "false" and row["load_s"] != ""
 
 
-def test_recording_never_publishes_and_prints_the_step_that_does(recorded) -> None:
+def test_recording_never_vouches_and_prints_the_step_that_does(recorded) -> None:
     folder, _, stderr = recorded
-    assert not (folder.parent / "published.toml").exists()
+    assert not (folder.parent / "unsigned.sha256").exists()
     assert (f"run `python -m harness publish add {folder.name} cpu --results {folder.parent}`"
             in stderr)
 
@@ -256,7 +256,7 @@ def test_record_stores_nothing_observed_under_leaked_state_and_exits_non_zero(
     # The examples phase shows its progress, page by page.
     assert re.search(r"\] \d+/\d+ +[\d.]+ s  que-es-pytorch\.md  \d+ observed, \d+ FAILED",
                      done.stderr), done.stderr
-    assert "publish add" not in done.stderr  # the set is already listed
+    assert "publish add" not in done.stderr  # the set is still as the list vouches for it
     after = (root / "results" / build / "cpu.examples.jsonl").read_text()
     # No observation of that page was replaced (the leaking snippet changed, so its old ones
     # stay as they were, stale); the other pages' unchanged observations keep their date.

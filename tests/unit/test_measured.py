@@ -20,7 +20,7 @@ from support import SAMPLES
 from harness.core.errors import HarnessError, Location
 from harness.core.rows import ARTICLE_COLUMNS, CSV_HEADER
 from harness.core.types import TrialSpec
-from harness.records.published import add_set
+from harness.records.provenance import vouch
 from harness.records.store import Records, load_all
 from harness.records.validate import check_records
 from harness.sources.pages import Marker
@@ -155,7 +155,7 @@ def test_unknown_y_and_argument_are_errors(records, specs) -> None:
 def test_record_row_of_unknown_trial_names_record_line(records, specs, tmp_path) -> None:
     fewer = {name: spec for name, spec in specs.items() if name != "mm_bf16"}
     for record in records.items:
-        add_set(tmp_path / "results", record.torch_build, record.device_key)
+        vouch(tmp_path / "results", record.torch_build, record.device_key)
     project = Project(root=tmp_path, snippets={}, expectations={}, unchecked={})
     problems = check_records(records, project=project, specs=fewer,
                              results=project.root / "results")
