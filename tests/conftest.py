@@ -20,7 +20,9 @@ from pathlib import Path
 import pytest
 from support import ROOT, SAMPLES, SITE_HOME, without_torch
 
-pytest_plugins = ["pytester"]
+#: pytest-playwright for the browser tests, loaded here rather than by its entry point
+#: (pyproject: ``-p no:playwright``): a run of docs/ alone never loads this conftest.
+pytest_plugins = ["pytester", "pytest_playwright.pytest_playwright"]
 
 
 #: Modules that take seconds each, slowest first (as benchmarks/bench_suite.py measured
@@ -40,7 +42,7 @@ SLOW_FIRST = (
     "tests/faults/test_faults_build.py",
     "tests/integration/test_notebooks.py",
     "tests/unit/test_safe_examples.py",
-    "tests/unit/test_sandbox.py",
+    "tests/unit/test_runner.py",
     "tests/integration/test_pages_glue.py",
     "tests/integration/test_build_cache.py",
 )
