@@ -133,7 +133,7 @@ class _Page:
         self.token, self.answers = request["token"], answers
         self.checkout = request["checkout"]
         self.block_network = block_network
-        self.current = -1
+        self.current = 0  # the imports before the first snippet are the snippets' own
         self.seen: set[tuple[int, str]] = set()
         self.namespace: dict[str, Any] = {"__name__": "__main__"}
         self.work = os.getcwd()

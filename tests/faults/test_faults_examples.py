@@ -72,7 +72,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     leaking = root / "snippets/elegir-pytorch/respuesta_conocida.py"
     leaking.write_text(leaking.read_text() + "torch.set_default_dtype(torch.float64)\n"
                        "open('escrito.txt', 'w').write('x')\n")
-    # What the runner guards from outside the page (harness/run/guards.py, seal.py):
+    # What the runner guards outside the snippet's namespace (harness/run/runner.py, page.py):
     # a write into the checkout by an absolute path, a changed working directory, and a
     # network connection (the page has no network). None stops its page.
     absolute = root / "snippets/que-es-pytorch/metadatos_tensor.py"
