@@ -222,10 +222,11 @@ def _collect(requests: list[SnippetRequest], reader: _Reader, *, timeout: float,
         if data is None:
             if reader.closed or reader.process.poll() is not None:
                 break
-            what = names[running] if running >= 0 else "the page's first snippet"
+            _kill_group(reader.process)
+            what = (f"{names[running]} (or an exit handler one of the page's snippets "
+                    "registered)" if ended else names[max(running, 0)])
             fatal = (f"{what} ran longer than {timeout:g} s and was stopped: it hangs, or "
                      "the limit (HARNESS_EXAMPLE_TIMEOUT) is too short for this machine")
-            _kill_group(reader.process)
             break
         if "forged" in data:
             forged.add(running if running >= 0 else 0)
@@ -241,11 +242,7 @@ def _collect(requests: list[SnippetRequest], reader: _Reader, *, timeout: float,
             spawns.append(data)
         elif "end" in data:
             ended = True
-    try:
-        code = reader.process.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:  # an exit handler that hangs
-        _kill_group(reader.process)
-        code = reader.process.wait()
+    code = reader.process.wait()  # it has ended: its answers are closed, or it was killed
     left = _kill_group(reader.process)
     while (data := reader.next(time.monotonic() + 5)) is not None:  # the exit's own writes
         (writes if "write" in data else spawns if "spawn" in data else []).append(data)
@@ -265,7 +262,9 @@ def _collect(requests: list[SnippetRequest], reader: _Reader, *, timeout: float,
         problems.setdefault(index, []).append(
             f"{names[index]} wrote to the harness's answer channel: what it answered is not "
             "the page's, so nothing it observed is trusted")
-    if ended and code != 0:
+    if ended and fatal:
+        problems.setdefault(last, []).append(fatal)
+    elif ended and code != 0:
         problems.setdefault(last, []).append(
             f"{names[last]}: the page's process exited with code {code} after its last snippet "
             f"(an exit handler a snippet registered?){_tail(log)}")

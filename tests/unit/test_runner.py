@@ -162,6 +162,11 @@ def test_a_hang_and_a_crash_stop_their_page_naming_the_snippet(tmp_path: Path) -
                                             "was stopped: it hangs"), hang
     assert hang["after"].failure.startswith("after.py (snippet 'after') not run: an earlier "
                                             "snippet of this page failed fatally")
+    exits = _run(tmp_path, {"registers": "import atexit, time\natexit.register(time.sleep, 600)\n"},
+                 timeout=3)
+    assert exits["registers"].failure.startswith(
+        "registers.py (snippet 'registers') (or an exit handler one of the page's snippets "
+        "registered) ran longer than 3 s"), exits
     crash = _run(tmp_path, {"crashes": "print('last words')\nimport os\nos._exit(7)\n",
                             "after": "y = 1\n"})
     assert crash["crashes"].failure.startswith(
@@ -217,3 +222,20 @@ def test_a_network_guard_that_cannot_be_set_up_fails_under_ci(mini: Path, ci: bo
         assert said == [f"page examples: the network was not closed ({reason}); connections "
                         "are refused in-process only, and under CI=true the examples fail"], out
 
+
+
+def test_a_run_of_a_page_imports_neither_playwright_nor_torch_in_pytest() -> None:
+    """The page's process imports torch; pytest's own, collecting the page, must not pay
+    for it, nor for Playwright (issue 25: pyproject no longer passes its options)."""
+    from support import ROOT
+
+    # -s: pytest would capture what -X importtime writes while the conftest imports.
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "pytest", "--collect-only",
+                           "-q", "-s", "docs/que-es-pytorch.md"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()
+                if line.startswith("import time:")}
+    assert "pytest" in imported and "sybil" in imported
+    assert not {m for m in imported if m.split(".")[0] in ("torch", "playwright",
+                                                            "pytest_playwright")}
