@@ -184,7 +184,10 @@ def make_sybil(root: Path) -> Sybil:
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     """A pytest hook (conftest.py imports it): one line in the summary when a page
-    process here cannot close its network."""
+    process here cannot close its network (asked only when a page's examples ran)."""
+    reports = (r for kind in terminalreporter.stats.values() for r in kind)
+    if not any(".md::" in getattr(r, "nodeid", "") for r in reports):
+        return
     why = network_open()
     if not why:
         return
