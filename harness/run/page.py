@@ -1,22 +1,15 @@
 """The page process: one page's snippets, in page order, in one namespace. Standard
-library only, and run as a script (``python -P harness/run/page.py``, by
-:mod:`harness.run.runner`), so that it imports nothing but what the snippets import.
+library only, run as a script by :mod:`harness.run.runner`, so that it imports only what
+the snippets import; the harness is not importable here (promise 4).
 
-It reads one JSON request on stdin (a token, the snippets, the modules they import, the
-checkout) and answers on its stdout with JSON lines, each carrying the token; a
-snippet's own output goes to the page's log instead (fd 1 and 2 are moved there first).
-Before each snippet the page gets what ``python snippet.py`` starts with: its working
-directory and fresh random state. After each, it reports the names its expectations ask
-for, the exception or ``sys.exit`` that stopped it (file and line), and what it left
-changed in the process: torch's settings, a replaced torch function or ``Tensor``
-method, the working directory, threads left running.
-
-One audit hook (:func:`sys.addaudithook`) sees the rest: every write, rename, removal
-or directory made under the checkout, by this process or one it forks, each reported
-with the snippet running then (or ``-1`` when the process exits: an ``atexit`` handler
-or a finalizer), and every program a snippet starts. Where the page could not get a
-network namespace of its own, the same hook refuses socket connections and name
-lookups. The harness itself is not importable here (promise 4).
+It reads one JSON request on stdin and answers with JSON lines carrying the request's
+token on its stdout; the snippets' own output goes to the page's log. Each snippet starts
+with the working directory and fresh random state; after each, the page reports its
+observations, what stopped it (file and line), and what it left changed: torch's
+settings, a replaced torch function or ``Tensor`` method, the working directory, threads.
+One audit hook reports every write, rename, removal or folder made under the checkout
+(with the snippet running then, ``-1`` while the process exits) and every program a
+snippet starts; where the page has no network namespace, it refuses connections.
 """
 
 from __future__ import annotations

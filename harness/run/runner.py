@@ -1,22 +1,16 @@
 """The page runner: one page's snippets in one subprocess (:mod:`harness.run.page`),
-used by pytest and by the record command alike. Standard library only.
+for pytest and the record command alike. Standard library only. Checked here, where no
+snippet reaches:
 
-The page process answers in JSON lines that carry a token of this run, so a snippet
-that prints (its output goes to the page's log) cannot forge an answer. Here, where no
-snippet can reach:
-
-- a snippet that runs past the limit (a backstop, generous by default) is a hang: the
-  page's process group is killed and the hang names the snippet;
-- a snippet that ends the process (``os._exit``, a crash) is named with the exit code;
+- a snippet past the limit (a generous backstop) is a hang: the page's process group is
+  killed, naming the snippet; one that ends the process is named with the exit code;
 - the checkout's files, ``.git`` included, are compared before the page starts and after
-  its process has exited (so a late write, by an ``atexit`` handler or a finalizer,
-  counts); a change is charged to a snippet only when the page's own audit hook saw that
-  snippet write the path, or start a program before it changed (another process, such as
-  a log pytest's output is redirected into, is nobody's fault here);
+  its process has exited (an exit handler's write counts); a change is charged to a
+  snippet only when the page's audit hook saw it write the path, or start a program
+  before the change: another process's write (pytest's redirected log) is no one's here;
 - processes left running when the page ends are killed, and named.
 
-This is a guard against mistakes, not a security boundary (CONTRIBUTING, «What the page
-runner guards»).
+A guard against mistakes, not a security boundary (CONTRIBUTING).
 """
 
 from __future__ import annotations
