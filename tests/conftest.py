@@ -92,7 +92,7 @@ def build_site(root: Path, destination: Path, *, poison: Path, config: str = "mk
     return subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", config, "-d", str(destination)],
         cwd=root, env={**without_torch(poison), **SITE_HOME}, capture_output=True, text=True,
-        timeout=120,
+        timeout=900,  # a backstop: only a build that hangs reaches it
     )
 
 
