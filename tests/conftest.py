@@ -41,7 +41,6 @@ SLOW_FIRST = (
     "tests/browser/test_serve.py",
     "tests/faults/test_faults_build.py",
     "tests/integration/test_notebooks.py",
-    "tests/unit/test_safe_examples.py",
     "tests/unit/test_runner.py",
     "tests/integration/test_pages_glue.py",
     "tests/integration/test_build_cache.py",
