@@ -27,6 +27,9 @@ if importlib.util.find_spec("torch") is None:  # find_spec: importing torch here
     pytest.skip("the record command needs torch", allow_module_level=True)
 
 TINY = ROOT / "tests" / "samples" / "trials" / "tiny.toml"
+#: A subprocess backstop: a record that reaches it hangs (subprocess.TimeoutExpired names
+#: the command); a busy machine never does.
+BACKSTOP_S = 900
 
 
 def record(results: Path, *trials: str) -> subprocess.Popen[str]:
@@ -60,7 +63,8 @@ def recorded(
     results = tmp_path_factory.mktemp("results")
     first = record(results, "tiny_matmul_float32", "tiny_grad_float8", "tiny_gpu_only")
     second = record(results, "tiny_grad_float32")
-    outputs = [process.communicate(timeout=60) for process in (first, second)]
+    # A backstop: only a hang reaches it, and the error says which command hung.
+    outputs = [process.communicate(timeout=BACKSTOP_S) for process in (first, second)]
     for process, (_, err) in zip((first, second), outputs, strict=True):
         assert process.returncode == 0, err
     (folder,) = (p for p in results.iterdir() if p.is_dir())
@@ -142,7 +146,7 @@ def test_unknown_trial_fails_before_importing_torch(tmp_path: Path) -> None:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=BACKSTOP_S,
     )
     assert done.returncode == 2
     assert "unknown trial 'tiny_matmul_float33'. Did you mean 'tiny_matmul_float32'?" in done.stderr
@@ -151,7 +155,7 @@ def test_unknown_trial_fails_before_importing_torch(tmp_path: Path) -> None:
 
 def run_record(*args: str, cwd: Path = ROOT, **kwargs) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "harness", "record", "--device", "cpu", *args],
-                          cwd=cwd, capture_output=True, text=True, timeout=120, **kwargs)
+                          cwd=cwd, capture_output=True, text=True, timeout=BACKSTOP_S, **kwargs)
 
 
 def test_nothing_recorded_is_a_failure_and_writes_nothing(tmp_path: Path) -> None:
@@ -247,7 +251,7 @@ def test_record_stores_nothing_observed_under_leaked_state_and_exits_non_zero(
     leaking.write_text(leaking.read_text() + "torch.set_grad_enabled(False)\n")
     done = subprocess.run(
         [sys.executable, "-m", "harness", "record", "--device", "cpu", "--only", "examples"],
-        cwd=root, capture_output=True, text=True, timeout=300,
+        cwd=root, capture_output=True, text=True, timeout=BACKSTOP_S,
         env={**__import__("os").environ, "PYTHONPATH": str(root)},
     )
     assert done.returncode == 1, done.stderr
