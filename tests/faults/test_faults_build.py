@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from support import copy_project, inject, record_files, reseal, without_torch
 
+from faults.faults_figures import FIGURE_FAULTS
 from faults.faults_records import RECORD_FAULTS
 
 
@@ -269,6 +270,7 @@ FAULTS = {
     "missing-include": _missing_include,
     "claim-flipped": _claim_flipped,
     **RECORD_FAULTS,  # issue 19: records, journal, bad bytes and settings
+    **FIGURE_FAULTS,  # issue 27: typed figures where the reader sees them
 }
 
 #: Builds several projects in one process (MkDocs starts once), torch import blocked
