@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+import jinja2
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.livereload import LiveReloadServer
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
@@ -40,6 +41,9 @@ from harness.sources.project import Project
 from harness.sources.trials import load_trials, workload_sources
 from harness.views.markers import Site
 from harness.views.notebooks import NOTEBOOK_DIR
+
+if TYPE_CHECKING:  # `mkdocs build` never imports the preview's server
+    from mkdocs.livereload import LiveReloadServer
 
 __all__ = ["HarnessConfig", "HarnessPlugin"]
 
@@ -109,6 +113,18 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         jupyter = config.plugins.get("mkdocs-jupyter")
         return files if jupyter is None else rewrap_notebooks(files, config, jupyter)
+
+    def on_env(self, env: jinja2.Environment, config: MkDocsConfig,
+               files: Files) -> jinja2.Environment:
+        """The theme's templates compiled once, not in every build and language: Jinja's
+        own bytecode cache (keyed on each template's source and Python's version), in a
+        folder per Jinja version beside mkdocs-jupyter's cache. ``on_env`` is MkDocs' event
+        for altering the environment before any template is loaded."""
+        if self._notebook_cache and env.bytecode_cache is None:
+            folder = Path(self._notebook_cache) / "templates" / f"jinja2-{jinja2.__version__}"
+            folder.mkdir(parents=True, exist_ok=True)
+            env.bytecode_cache = jinja2.FileSystemBytecodeCache(str(folder))
+        return env
 
     def on_serve(self, server: LiveReloadServer, config: MkDocsConfig,
                  builder: object) -> LiveReloadServer:
