@@ -30,6 +30,7 @@ _LEVELS = {"100", "99", "97.5", "95", "5"}
 _RECORDED = re.compile(rf"<!--{RECORDED}-->.*?<!--/{RECORDED}-->", re.S)
 _MARKS = re.compile(rf"<!--/?{RECORDED}-->")
 _TAG = re.compile(r"<[^>]*>")
+_UNSEEN = re.compile(r"<(script|style)\b.*?</\1\s*>", re.S | re.I)
 _COMMAND = re.compile(r"`(python -m harness record[^`]*)`")
 _GITHUB = re.compile(r"^https://github\.com/(?P<repo>[\w.-]+/[\w.-]+?)(?:\.git)?/?$")
 _BRANCH = re.compile(r"^(?:edit|blob|tree)/(?P<branch>[^/]+)/")
@@ -63,9 +64,10 @@ def colab_base(repo_url: str | None, edit_uri: str | None, docs_dir: str) -> str
 
 def typed_figures(content: str) -> list[str]:
     """Measured-looking figures in a rendered page's HTML ``content`` (its code, inline
-    code, claim sentences and admonitions included) that no marker brought from a
-    record or trials.toml (:func:`harness.text.markdown.recorded`)."""
-    text = html.unescape(_TAG.sub(" ", _RECORDED.sub(" ", content)))
+    code, claim sentences and admonitions included; not its scripts and stylesheets)
+    that no marker brought from a record or trials.toml
+    (:func:`harness.text.markdown.recorded`)."""
+    text = html.unescape(_TAG.sub(" ", _UNSEEN.sub(" ", _RECORDED.sub(" ", content))))
     return [" ".join(m.group(0).split()) for m in _FIGURE.finditer(text)
             if not (m.group(0).endswith("%") and m["number"].replace(",", ".") in _LEVELS)]
 

@@ -162,12 +162,15 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
 
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig,
                         files: Files) -> str:
-        """An article's HTML checked for typed figures where the reader sees them, then
-        without the marks of recorded ones; a notebook page as the site serves it."""
+        """A page's HTML checked for typed figures where the reader sees them; an
+        article's without the marks of recorded figures, a notebook page as the site
+        serves it."""
         assert self.site is not None, "on_config runs first"
         if _is_notebook(page, config):
-            return notebook_page(html, page, config, colab=self.site.colab)
-        source = self._sources.pop(page.file.src_uri, "")
+            html = notebook_page(html, page, config, colab=self.site.colab)
+            source = Path(page.file.abs_src_path or "").read_text(encoding="utf-8")
+        else:
+            source = self._sources.pop(page.file.src_uri, "")
         self._warn([self._typed(figure, page, source) for figure in typed_figures(html)])
         return without_marks(html)
 
