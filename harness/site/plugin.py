@@ -73,6 +73,7 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
         """mkdocs-jupyter's ``cache_dir`` as configured, under which each language gets
         a folder of its own."""
         self._post_builds = 0
+        """``on_post_build`` calls so far: one per language built."""
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         if self.site is not None:  # another language of the same build: same files
