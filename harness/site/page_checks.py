@@ -12,7 +12,7 @@ from pathlib import Path
 from harness.text.markdown import RECORDED
 from harness.text.words import LANGS, word
 
-__all__ = ["colab_base", "figure_line", "rerecord_hint", "typed_figures", "without_marks"]
+__all__ = ["colab_base", "figure_line", "rerecord_hint", "typed_figures"]
 
 #: A measured-looking figure in a page's text: a number with a unit of time, rate or
 #: size, or a ratio («15×», «15 veces», «93 %»). Not a number that follows a point, a
@@ -28,7 +28,6 @@ _FIGURE = re.compile(
 #: statistical test (a 95 % confidence, a 5 % false alarm rate, a 97.5 % one-sided bound).
 _LEVELS = {"100", "99", "97.5", "95", "5"}
 _RECORDED = re.compile(rf"<!--{RECORDED}-->.*?<!--/{RECORDED}-->", re.S)
-_MARKS = re.compile(rf"<!--/?{RECORDED}-->")
 _TAG = re.compile(r"<[^>]*>")
 _UNSEEN = re.compile(r"<(script|style)\b.*?</\1\s*>", re.S | re.I)
 _COMMAND = re.compile(r"`(python -m harness record[^`]*)`")
@@ -70,11 +69,6 @@ def typed_figures(content: str) -> list[str]:
     text = html.unescape(_TAG.sub(" ", _UNSEEN.sub(" ", _RECORDED.sub(" ", content))))
     return [" ".join(m.group(0).split()) for m in _FIGURE.finditer(text)
             if not (m.group(0).endswith("%") and m["number"].replace(",", ".") in _LEVELS)]
-
-
-def without_marks(content: str) -> str:
-    """``content`` without the comments that bracket recorded figures."""
-    return _MARKS.sub("", content)
 
 
 def figure_line(text: str, figure: str) -> int | None:

@@ -33,12 +33,13 @@ from harness.records.store import load_all
 from harness.records.validate import check_records
 from harness.site.config import HarnessConfig
 from harness.site.notebooks import notebook_page, rewrap_notebooks
-from harness.site.page_checks import colab_base, figure_line, typed_figures, without_marks
+from harness.site.page_checks import colab_base, figure_line, typed_figures
 from harness.site.page_render import render_page
 from harness.site.site_output import search_languages, split_search_index
 from harness.sources.checks import check_project, raise_problems
 from harness.sources.project import Project
 from harness.sources.trials import load_trials, workload_sources
+from harness.text.markdown import without_marks
 from harness.views.markers import Site
 from harness.views.notebooks import NOTEBOOK_DIR
 

@@ -10,11 +10,12 @@ import html
 import re
 import secrets
 
-__all__ = ["RECORDED", "cell", "code", "html_text", "recorded"]
+__all__ = ["RECORDED", "cell", "code", "html_text", "recorded", "without_marks"]
 
 RECORDED = f"harness-recorded-{secrets.token_hex(8)}"
 """The comment that brackets a figure from a record or trials.toml (:func:`recorded`).
 Random per process: a page cannot type it to pass a typed figure off as recorded."""
+_MARKS = re.compile(rf"<!--/?{RECORDED}-->")
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]|#<>!~])")
 #: Characters Python-Markdown acts on even inside inline HTML (it makes links, images and
@@ -49,3 +50,8 @@ def recorded(markdown: str, *, block: bool = False) -> str:
     ``block`` keeps the comments on lines of their own (for a marker alone on its line)."""
     gap = "\n\n" if block else ""
     return f"<!--{RECORDED}-->{gap}{markdown}{gap}<!--/{RECORDED}-->"
+
+
+def without_marks(text: str) -> str:
+    """``text`` without the comments of :func:`recorded` (what a reader gets)."""
+    return _MARKS.sub("", text)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness.site.page_checks import typed_figures, without_marks
-from harness.text.markdown import recorded
+from harness.site.page_checks import typed_figures
+from harness.text.markdown import recorded, without_marks
 
 
 @pytest.mark.parametrize(("html", "found"), [
