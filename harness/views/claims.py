@@ -13,7 +13,7 @@ import math
 from harness.core.errors import HarnessError, Location
 from harness.records.claims import Evaluation
 from harness.sources.claims import VALUE
-from harness.text.markdown import cell, code
+from harness.text.markdown import cell, code, recorded
 from harness.text.numbers import decimal
 from harness.text.words import word
 
@@ -62,5 +62,7 @@ def render_claim(evaluation: Evaluation, lang: str, where: Location) -> str:
             f"[{', '.join(evaluation.values)}]. Rewrite the sentence and its expect in "
             f"{claim.location.path}, or fix the records.")
     sentence = claim.sentences[lang]
-    return VALUE.sub(lambda m: _listed(evaluation.values or (), lang, m.group("sep")),
-                      sentence)
+    # The values are marked as recorded; the sentence around them is checked for
+    # typed figures like the rest of the page.
+    return VALUE.sub(lambda m: recorded(_listed(evaluation.values or (), lang, m.group("sep"))),
+                     sentence)

@@ -98,8 +98,12 @@ def _measured(view: MeasuredView) -> Renderer:
                           sources=site.sources)
         markdown = view(context, marker.args, str(marker.location))
         # A class for the stylesheet (compact type) and for readers' tools to find.
+        # md_in_html only where the view wrote Markdown (the CSV row's fence): raw HTML
+        # passes through Markdown as it is, unparsed, with every attribute kept.
+        html = all(line.lstrip().startswith("<") for line in markdown.splitlines() if line.strip())
         return Rendered(
-            markdown=f'<div class="harness-measured" markdown>\n\n{markdown}\n\n</div>\n',
+            markdown=f'<div class="harness-measured"{"" if html else " markdown"}>\n\n'
+                     f'{markdown}\n\n</div>\n',
             stale=context.stale_messages())
 
     return render

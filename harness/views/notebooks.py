@@ -25,6 +25,7 @@ from harness.sources.pages import find_includes, find_markers
 from harness.sources.project import Project
 from harness.sources.trials import load_trials
 from harness.text.markdown import cell as markdown_text
+from harness.text.markdown import without_marks
 from harness.text.words import in_lang, word
 from harness.views.claims import render_claim
 from harness.views.notebook_outputs import python_text, recorded_output
@@ -169,7 +170,7 @@ def build_notebook(project: Project, page: Path, records: Records) -> dict[str, 
                 raise HarnessError(f"{marker.location}: unknown claim {key[1]!r}; it must be "
                                    f"declared in snippets/{key[0]}/claims.toml")
             claim = evaluate(project.claims[key], records, load_trials())
-            note = render_claim(claim, lang, marker.location)
+            note = without_marks(render_claim(claim, lang, marker.location))
         else:
             what = marker.args.get("group") or marker.args.get("trial") or marker.kind
             note = _MEASURED[lang].format(what=what)

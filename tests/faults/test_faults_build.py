@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from support import copy_project, inject, record_files, reseal, without_torch
 
+from faults.faults_figures import FIGURE_FAULTS
 from faults.faults_records import RECORD_FAULTS, forged_and_signed_again, signed
 
 
@@ -263,6 +264,7 @@ FAULTS = {
     "missing-include": _missing_include,
     "claim-flipped": _claim_flipped,
     **RECORD_FAULTS,  # issues 19 and 27: records, provenance, bad bytes and settings
+    **FIGURE_FAULTS,  # issue 27: typed figures where the reader sees them
 }
 
 #: Builds several projects in one process (MkDocs starts once), torch import blocked
