@@ -31,6 +31,8 @@ __all__ = [
     "TRIALS_FILE",
     "TRIAL_KEYS",
     "WORKLOADS_FILE",
+    "Method",
+    "load_method",
     "load_trials",
     "shape_text",
     "spec_sha256",
@@ -61,6 +63,43 @@ TRIAL_KEYS: dict[str, str] = {
               "harness.sources.trial_expectations.EXPECT_KEYS)",
 }
 _REQUIRED = ("name", "workload", "task", "dtype", "shape", "group")
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Method:
+    """How the trials are recorded and compared: the ``[method]`` table of trials.toml."""
+
+    runs: int = 5
+    """Separate processes per trial and build (the unit the drift verdict counts)."""
+    blocks: int = 10
+    """Timed blocks per run (their median is the run's summary)."""
+    margin: float = 0.05
+    """Equivalence margin: «sin diferencia medible» needs the 90 % interval inside ±margin."""
+    margin_reason: str = ""
+    margin_reason_en: str = ""
+    instructions: tuple[str, ...] = ()
+    """CPU trials whose instructions per call callgrind counts (slow: ~100 s each)."""
+
+
+def load_method(path: Path = TRIALS_FILE, *, root: Path | None = None) -> Method:
+    """The ``[method]`` table; a bad value names the file."""
+    shown = relative(path, root or HERE.parent)
+    raw = parse_toml(read_text(path, shown), shown).get("method", {})
+    fields = {f.name: f for f in dataclasses.fields(Method)}
+    unknown = sorted(set(raw) - set(fields))
+    if unknown:
+        raise HarnessError(f"{shown}: unknown key {unknown[0]!r} in [method]"
+                           f"{suggest(unknown[0], list(fields))}")
+    values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in raw.items()}
+    method = Method(**values)
+    if not (isinstance(method.runs, int) and 1 <= method.runs <= 100 and
+            isinstance(method.blocks, int) and 1 <= method.blocks <= 1000):
+        raise HarnessError(f"{shown}: [method] runs and blocks must be integers ≥ 1")
+    if not (isinstance(method.margin, float) and 0 < method.margin < 0.5
+            and method.margin_reason and method.margin_reason_en):
+        raise HarnessError(f"{shown}: [method] margin must be a number in (0, 0.5) with "
+                           "margin_reason and margin_reason_en saying why")
+    return method
 _NAME = re.compile(r"^[a-z0-9_]+$")
 
 
@@ -229,11 +268,11 @@ def load_trials(
     shown = relative(path, root or HERE.parent)
     text = read_text(path, shown)
     data = parse_toml(text, shown)
-    extra = set(data) - {"trial"}
+    extra = set(data) - {"trial", "method"}
     if extra:
         raise HarnessError(
             f"{shown}:1: unknown top-level key {sorted(extra)[0]!r}; "
-            "only [[trial]] tables are allowed."
+            "only [[trial]] tables and one [method] table are allowed."
         )
     lines = text.splitlines()
     headers = [n for n, line in enumerate(lines, start=1) if line.strip().startswith("[[trial]]")]
