@@ -65,7 +65,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "and the control interleaved in one job, with one "
                              "HARNESS_RECORD_SESSION)")
     parser.add_argument("--min-run-time", type=seconds, metavar="S",
-                        help="steady-state seconds per trial (default: 0.5 quick, 1.0 full)")
+                        help="steady-state seconds per trial and run (default: 0.5 quick, "
+                             "1.0 full)")
+    parser.add_argument("--runs", type=int, metavar="N",
+                        help="fresh processes per trial (default: [method] runs of the "
+                             "trials file); the drift verdict counts runs, not blocks")
+    parser.add_argument("--instructions", action="store_true",
+                        help="also count instructions per call with callgrind (valgrind) for "
+                             "the trials [method] instructions names (~100 s each)")
 
 
 def _publish_hint(plan: RecordPlan, outcome: Outcome) -> str:

@@ -11,6 +11,7 @@ is measured, so no measurement is thrown away on a typo.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib.util
 import tempfile
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ from harness.run.cpu_guard import QuietGuard
 from harness.run.examples import timeout_from_env
 from harness.sources.checks import check_project, raise_problems
 from harness.sources.project import Project
-from harness.sources.trials import load_trials
+from harness.sources.trials import Method, load_method, load_trials
 
 __all__ = ["MIN_RUN_TIME", "RecordPlan", "make_plan", "require_writable", "seconds",
            "select_trials"]
@@ -65,11 +66,21 @@ class RecordPlan:
     """A recorded trial to time again in a bare loop (``--bare-loop``), or empty."""
     control: bool = False
     """The trials are a same-build control run (``--control``: ``<device>.control.csv``)."""
+    method: Method = Method()
+    """Runs and blocks per trial (trials.toml's ``[method]``, ``--runs`` overrides)."""
+    instructions: bool = False
+    """Count instructions with callgrind for the method's trials (``--instructions``)."""
 
     @property
     def empty(self) -> bool:
         """Nothing would be recorded (no trial applies, and no example is observed)."""
         return not self.trials and self.project is None
+
+
+def _method(args: argparse.Namespace) -> Method:
+    method = load_method(args.trials_file) if args.only != "examples" else Method()
+    runs = getattr(args, "runs", None)
+    return dataclasses.replace(method, runs=runs) if runs else method
 
 
 def select_trials(
@@ -144,6 +155,8 @@ def make_plan(args: argparse.Namespace) -> RecordPlan:
         guard=QuietGuard() if args.quiet_guard else None,
         bare_loop=args.bare_loop or "",
         control=bool(getattr(args, "control", False)),
+        method=_method(args),
+        instructions=bool(getattr(args, "instructions", False)),
     )
     if plan.control and args.only != "trials":
         raise HarnessError("--control records a second run of the trials only; add "

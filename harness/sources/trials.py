@@ -84,7 +84,9 @@ class Method:
 def load_method(path: Path = TRIALS_FILE, *, root: Path | None = None) -> Method:
     """The ``[method]`` table; a bad value names the file."""
     shown = relative(path, root or HERE.parent)
-    raw = parse_toml(read_text(path, shown), shown).get("method", {})
+    raw = parse_toml(read_text(path, shown), shown).get("method")
+    if raw is None:
+        return Method()
     fields = {f.name: f for f in dataclasses.fields(Method)}
     unknown = sorted(set(raw) - set(fields))
     if unknown:
