@@ -9,6 +9,7 @@ and must read as stale.
 from __future__ import annotations
 
 import csv
+import html
 import re
 import shutil
 from pathlib import Path
@@ -205,3 +206,27 @@ def test_environment_lists_every_record(records, specs) -> None:
             '<td><span class="harness-unbroken">2026-02-20</span></td>') in markdown
     empty, _ = render("environment", {}, Records(items=[]), specs)
     assert empty.strip() == "*sin medición*"
+
+
+def test_site_tables_read_the_records_that_made_their_figures() -> None:
+    """On the committed records: the cross-version table's base is the oldest build with
+    trials on the device (not an examples-only set), and the environment table names
+    every processor whose runs produced a shown figure, and whether TF32 was allowed."""
+    from support import ROOT
+
+    records = load_all(ROOT / "results", root=ROOT)
+    site_specs = load_trials()
+    versions, _ = render("compare-versions", {"group": "matmul"}, records, site_specs)
+    with_rows = [r for r in records.items if r.device_type == "cpu" and r.rows]
+    assert len(with_rows) >= 2
+    assert f"torch {with_rows[0].torch_build} (" in versions  # the caption's base
+    assert "ensayos comparables" in versions
+    shown = {records.items[i].environment_of(x.run_id).device_name
+             for i in range(len(records.items))
+             for x in [*records.items[i].rows, *records.items[i].observations]}
+    table, _ = render("environment", {}, records, site_specs)
+    table = html.unescape(table)
+    assert len(shown) > 1
+    for name in shown:
+        assert name in table, name
+    assert "TF32" in table
