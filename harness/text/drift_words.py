@@ -73,6 +73,17 @@ DRIFT_WORDS: dict[str, dict[str, str]] = {
         "drift_chart_band": " La franja gris es el margen de equivalencia ({low}–{high}).",
         "drift_worked": "Ejemplo resuelto",
         "drift_no_control": "sin control",
+        "drift_instructions": "Instrucciones por llamada",
+        "drift_instructions_control": "Control (misma versión)",
+        "drift_instructions_note": ("Instrucciones por llamada contadas con callgrind "
+                                    "(`Timer.collect_callgrind` de torch sobre valgrind), para "
+                                    "los ensayos pequeños de la CPU donde el recuento cabe en "
+                                    "un trabajo: no dependen de la carga de la máquina, así que "
+                                    "distinguen versiones donde el tiempo no puede. No son "
+                                    "tiempo: una versión puede ejecutar más instrucciones y "
+                                    "tardar menos (instrucciones más anchas, mejor uso de la "
+                                    "caché). El control cuenta otra vez la misma versión; su "
+                                    "diferencia mide la dispersión del recuento: {spread}."),
         "env_tf32": "Precisión de matmul en float32 (TF32)",
         "env_tf32_allowed": "TF32 permitido en CUDA",
         "env_tf32_refused": "TF32 no permitido en CUDA",
@@ -139,6 +150,16 @@ DRIFT_WORDS: dict[str, dict[str, str]] = {
         "drift_chart_band": " The grey band is the equivalence margin ({low}–{high}).",
         "drift_worked": "Worked example",
         "drift_no_control": "no control",
+        "drift_instructions": "Instructions per call",
+        "drift_instructions_control": "Control (same build)",
+        "drift_instructions_note": ("Instructions per call counted with callgrind (torch's "
+                                    "`Timer.collect_callgrind` over valgrind), for the small "
+                                    "CPU trials where a count fits a job: they do not depend on "
+                                    "the machine's load, so they tell builds apart where time "
+                                    "cannot. They are not time: a build can run more "
+                                    "instructions and take less (wider instructions, better "
+                                    "cache use). The control counts the same build again; its "
+                                    "difference measures the count's spread: {spread}."),
         "env_tf32": "float32 matmul precision (TF32)",
         "env_tf32_allowed": "TF32 allowed on CUDA",
         "env_tf32_refused": "TF32 not allowed on CUDA",

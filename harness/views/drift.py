@@ -168,8 +168,8 @@ def _worked(d: Drift, labels: Mapping[str, str], lang: str) -> str:
     return f"**{word(lang, 'drift_worked')}.** {worked_text(worked, lang)}"
 
 
-def _device(items: list[Drift], labels: Mapping[str, str], lang: str, *, chart: bool
-            ) -> list[str]:
+def _device(items: list[Drift], labels: Mapping[str, str], lang: str, *, chart: bool,
+            method: Method) -> list[str]:
     """One device key's items of one kind: who is compared, the counts, the rest."""
     kind, device, builds = items[0].kind, items[0].device, items[0].builds
     device_type = device.split("-", 1)[0]
@@ -197,7 +197,42 @@ def _device(items: list[Drift], labels: Mapping[str, str], lang: str, *, chart: 
     parts += [_table(shown, labels, lang, name), ""]
     example = next((d for d in shown if d.interval is not None and len(d.samples) == 2), None)
     worked = _worked(example, labels, lang) if example is not None else ""
-    return parts + ([worked, ""] if worked else [])
+    return parts + ([worked, ""] if worked else []) + (
+        _instructions(items, labels, lang, method) if kind == "trial" else [])
+
+
+def _instructions(items: list[Drift], labels: Mapping[str, str], lang: str,
+                  method: Method) -> list[str]:
+    """Callgrind's instructions per call beside time, for the method's trials: each build
+    as a ratio to the reference, the control's spread; «sin medición» where not counted."""
+    counted = [d for d in items if d.item in method.instructions and d.instructions]
+    # Where valgrind was missing or the count not asked for, each cell reads «sin medición».
+    if not counted:
+        return []
+    builds = counted[0].builds
+    missing = f"<em>{word(lang, 'missing')}</em>"
+    header = [(word(lang, "trial"), False), (f"{cell(builds[0])}", True)]
+    header += [(f"{cell(b)}", True) for b in builds[1:]]
+    header += [(word(lang, "drift_instructions_control"), True)]
+    rows, spreads = [], []
+    for d in counted:
+        base = d.instructions[0]
+        cells = [Cell(html=_item_html(d, labels), css="harness-id"),
+                 Cell(html=decimal(base, lang) if base else missing, numeric=True)]
+        for count in d.instructions[1:]:
+            cells.append(Cell(html=f"{decimal(count / base, lang, digits=4)}×"
+                              if count and base else missing, numeric=True))
+        control = d.instructions_control
+        if control and base:
+            spreads.append(abs(control / base - 1))
+        cells.append(Cell(html=f"{decimal(control / base, lang, digits=6)}×"
+                          if control and base else missing, numeric=True))
+        rows.append(Row(cells=cells))
+    spread = (f"{decimal(max(spreads) * 100, lang, digits=2)}{' %' if lang == 'es' else '%'}"
+              if spreads else word(lang, "missing"))
+    name = word(lang, "drift_instructions")
+    return [f"**{name}.** " + word(lang, "drift_instructions_note").format(spread=spread), "",
+            html_table(header, rows, css="harness-table harness-compact", label=name), ""]
 
 
 def _setup_lines(setup: Setup, lang: str) -> list[str]:
@@ -250,7 +285,8 @@ def drift_markdown(report: list[Drift], lang: str, *,
     labels = trial_labels(specs, lang) if specs else {}
     builds = sorted({b for d in report for b in d.builds}, key=version_key)
     parts = [f"{word(lang, 'drift_builds')}: {', '.join(cell(b) for b in builds)}.\n"]
-    parts += _setups(report, lang, method or load_method())
+    method = method or load_method()
+    parts += _setups(report, lang, method)
     for kind, title in (("example", "drift_examples"), ("trial", "drift_trials")):
         items = [d for d in report if d.kind == kind]
         if not items:
@@ -259,5 +295,5 @@ def drift_markdown(report: list[Drift], lang: str, *,
         parts += _reading(items, lang) if kind == "trial" else []
         for device in dict.fromkeys(d.device for d in items):
             parts += _device([d for d in items if d.device == device], labels, lang,
-                             chart=chart)
+                             chart=chart, method=method)
     return "\n".join(parts) + "\n"
