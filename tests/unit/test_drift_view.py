@@ -33,7 +33,8 @@ BUILDS = ("2.13.0+cpu", "2.14.1+cu130")
 SHARED = {"cpu", "gpu", "cuda", "matmul", "float", "bfloat", "autograd", "grad", "backward",
           "torch", "cu", "control", "no", "comparable", "error", "vertical",
           # A statistician's names, and code (time.thread_time), in both editions.
-          "bootstrap", "mann", "whitney", "time", "thread"}
+          "bootstrap", "mann", "whitney", "time", "thread", "callgrind", "valgrind", "timer",
+          "collect"}
 
 
 def times(median: float, n: int = 5, seed: int = 1) -> tuple[float, ...]:
