@@ -5,9 +5,11 @@ library only, exact integer arithmetic (no normal approximation, no resampling).
 committed records' blocks have a median lag-1 autocorrelation of about 0.5, and a
 process's machine state shifts them all together), so a block is never a sample here.
 A *run* is one process; its summary is the median of its blocks (of the timed thread's
-CPU time where every compared run recorded it, else of wall time). Runs of one build are
-recorded interleaved with the other builds' runs, so what drifts on the machine drifts
-across runs, not between builds: the runs of a build are exchangeable draws.
+CPU time where every compared run recorded it, else of wall time). A trial's runs of
+each build are recorded in adjacent windows (``tools/record_interleaved.py``: build after
+build, then the first build again as the control), so the runs of a build are treated as
+exchangeable draws, and what the machine drifted between windows shows as the trial's
+noise floor, which a «cambió» must clear.
 
 **Interval for the ratio (exact, Mann–Whitney/Moses).** Let x₁…xₘ be the log run summaries
 of the reference and y₁…yₙ those of the other build, and D₍₁₎ ≤ … ≤ D₍ₘₙ₎ the sorted
