@@ -25,7 +25,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 python="${PYTHON:-python3}"
 budget="${RECORD_BUDGET:-540}"
-trials_file=harness/trials.toml
+trials_file=trials/trials.toml
 bare_trial=matmul_8192_bfloat16
 sweep=(--groups matmul)
 sync_runs=(--runs 3)
@@ -38,7 +38,7 @@ if [ "${HARNESS_GPU_DRY:-0}" = 1 ]; then
     # Tiny sizes, and every trial applies to the CPU, so each step has work to record.
     sed -e 's/^shape = \[\(4096\|8192\), \(4096\|8192\)\]/shape = [64, 64]/' \
         -e 's/^devices = .*/devices = ["cpu", "cuda", "mps", "xpu"]/' \
-        harness/trials.toml >"$trials_file"
+        trials/trials.toml >"$trials_file"
     # One run each and only the 4096 trio: the dry run proves the entry points, not timings.
     extra=(--min-run-time 0.05)
     sync_runs=(--runs 1)

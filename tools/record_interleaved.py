@@ -30,7 +30,7 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-TRIALS = ROOT / "harness" / "trials.toml"
+TRIALS = ROOT / "trials" / "trials.toml"
 
 
 def trials(*, device: str, mode: str, groups: list[str] | None = None) -> list[str]:

@@ -23,7 +23,6 @@ from harness.commands.record_plan import RecordPlan, make_plan, seconds
 from harness.core.errors import relative
 from harness.core.types import DEVICE_TYPES
 from harness.records.published import PUBLISHED_FILE, read_published
-from harness.sources.trials import TRIALS_FILE
 
 __all__ = ["NOTHING_RECORDED", "configure", "report", "run"]
 
@@ -48,8 +47,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="record only these trials (regardless of --quick)")
     parser.add_argument("--groups", nargs="+", metavar="GROUP",
                         help="record only the trials of these groups (regardless of --quick)")
-    parser.add_argument("--trials-file", type=Path, default=TRIALS_FILE,
-                        help="trial declarations (default: harness/trials.toml)")
+    parser.add_argument("--trials-file", type=Path,
+                        help="trial declarations (default: trials/trials.toml of the checkout)")
+    parser.add_argument("--workloads", type=Path,
+                        help="the trials' workload functions (default: trials/workloads.py of "
+                             "the checkout)")
     parser.add_argument("--quiet-guard", action="store_true",
                         help="before each trial wait for other processes to leave the CPUs, "
                              f"and measure a trial again (up to {GUARD_TRIES} times) when "

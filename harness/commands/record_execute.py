@@ -112,7 +112,7 @@ def _measure(spec: TrialSpec, plan: RecordPlan, *, device: object, environment: 
         measured = timing.run_trial(spec, device=device, environment=environment,
                                     spec_hash=spec_sha256(spec, sources=sources),
                                     min_run_time=plan.min_run_time, runs=plan.method.runs,
-                                    blocks=plan.method.blocks)
+                                    blocks=plan.method.blocks, workloads=plan.workloads)
         shared = guard.others(since) if guard else 0.0
         if guard is None or shared <= guard.limit:
             break
@@ -124,7 +124,7 @@ def _trials(plan: RecordPlan, *, device: object, environment: Environment
     """The rows, the trials that shared the CPUs, and what the environment keeps beside
     the rows: runs per trial, the timed thread's CPU time per block, each run's first
     call, accelerator reserved peaks and callgrind's instruction counts."""
-    sources = workload_sources()
+    sources = workload_sources(workloads=plan.workloads)
     progress = Progress(len(plan.trials))
     rows: list[TrialRow] = []
     shared_trials: list[str] = []
@@ -147,7 +147,8 @@ def _trials(plan: RecordPlan, *, device: object, environment: Environment
             beside["memory_reserved"][spec.name] = measured.memory_reserved
         if counting and spec.name in plan.method.instructions and not row.error:
             progress.show(spec.name, "callgrind")
-            beside["instructions"][spec.name] = timing.instructions(spec)
+            beside["instructions"][spec.name] = timing.instructions(
+                spec, workloads=plan.workloads)
         progress.step(spec.name, _summary(row) + (f", SHARED CPUs {shared:.2f}" if over else ""))
     progress.close()
     extra: dict[str, object] = {"runs": plan.method.runs, "blocks_per_run": plan.method.blocks,
@@ -210,7 +211,8 @@ def _completed(plan: RecordPlan, environment: Environment, rows: list[TrialRow],
     timed = next((r for r in rows if r.trial == plan.bare_loop and r.latency), None)
     if timed is not None and timed.latency:  # only a measured row has a latency to compare
         spec = next(s for s in plan.trials if s.name == timed.trial)
-        bare_loop = timing.bare_loop(spec, device=device, harness_s=timed.latency)
+        bare_loop = timing.bare_loop(spec, device=device, harness_s=timed.latency,
+                                     workloads=plan.workloads)
     return replace(environment, extra=extra, bare_loop=bare_loop)
 
 

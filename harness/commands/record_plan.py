@@ -70,6 +70,8 @@ class RecordPlan:
     """Runs and blocks per trial (trials.toml's ``[method]``, ``--runs`` overrides)."""
     instructions: bool = False
     """Count instructions with callgrind for the method's trials (``--instructions``)."""
+    workloads: Path = Path("trials/workloads.py")
+    """The site's workloads file (``--workloads``; default: the checkout's)."""
 
     @property
     def empty(self) -> bool:
@@ -78,7 +80,8 @@ class RecordPlan:
 
 
 def _method(args: argparse.Namespace) -> Method:
-    method = load_method(args.trials_file) if args.only != "examples" else Method()
+    method = load_method(args.trials_file, root=args.root) if args.only != "examples" \
+        else Method()
     runs = getattr(args, "runs", None)
     return dataclasses.replace(method, runs=runs) if runs else method
 
@@ -138,13 +141,18 @@ def _require_torch() -> None:
 def make_plan(args: argparse.Namespace) -> RecordPlan:
     """Check every argument and environment variable; import nothing that needs torch."""
     root = root_of(args)
+    # The site's trials and workloads are content of the --root checkout unless named.
+    args.root = root
+    args.trials_file = args.trials_file or root / "trials" / "trials.toml"
+    args.workloads = getattr(args, "workloads", None) or root / "trials" / "workloads.py"
     examples = args.only != "trials"
     project = None
     if examples:
         project = Project.load(root)
         raise_problems(check_project(project))
     results = records_folder(args, root, must_exist=False)
-    specs = load_trials(args.trials_file) if args.only != "examples" else {}
+    specs = (load_trials(args.trials_file, root=root, workloads=args.workloads)
+             if args.only != "examples" else {})
     chosen, skipped = select_trials(specs, mode=args.mode, names=args.trials,
                                     device_type=args.device, groups=args.groups)
     plan = RecordPlan(
@@ -157,6 +165,7 @@ def make_plan(args: argparse.Namespace) -> RecordPlan:
         control=bool(getattr(args, "control", False)),
         method=_method(args),
         instructions=bool(getattr(args, "instructions", False)),
+        workloads=args.workloads,
     )
     if plan.control and args.only != "trials":
         raise HarnessError("--control records a second run of the trials only; add "

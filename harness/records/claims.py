@@ -118,7 +118,7 @@ def _trial_setting(records: Records, specs: dict[str, TrialSpec],
                    args: dict[str, str]) -> tuple[str, ...] | None:
     spec = specs.get(args["trial"])
     if spec is None:
-        raise HarnessError(f"no trial {args['trial']!r} in harness/trials.toml")
+        raise HarnessError(f"no trial {args['trial']!r} in trials/trials.toml")
     if args["field"] not in TrialSpec.__dataclass_fields__ or args["field"] == "location":
         raise HarnessError(f"trial {spec.name!r} has no setting {args['field']!r}")
     value = getattr(spec, args["field"])

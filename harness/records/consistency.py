@@ -118,7 +118,7 @@ def row_problems(rows: list[TrialRow]) -> list[str]:
 def spec_problems(rows: list[TrialRow], specs: dict[str, TrialSpec]) -> list[str]:
     """Rows whose threads differ from what their trial declares."""
     return [f"{row.location}: trial {row.trial!r} ran with {row.threads} thread(s), but "
-            f"harness/trials.toml declares threads = {specs[row.trial].threads}"
+            f"trials/trials.toml declares threads = {specs[row.trial].threads}"
             for row in rows if row.trial in specs and row.threads != specs[row.trial].threads]
 
 

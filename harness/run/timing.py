@@ -33,13 +33,15 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from harness.core.rows import TrialRow
 from harness.core.types import Environment, TrialSpec
-from harness.run import devices, workloads
+from harness.run import devices
 from harness.run.peaks import bounded_fraction, peak_for
-from harness.sources.trials import shape_text
+from harness.sources.trials import WORKLOADS_FILE, load_workloads, shape_text
 
 __all__ = ["NOISY_IQR_OVER_MEDIAN", "Measured", "bare_loop", "fixed_calls", "instructions",
            "one_run", "run_trial"]
@@ -149,7 +151,7 @@ def _statistics(times: list[float]) -> dict[str, Any]:
 
 
 def bare_loop(spec: TrialSpec, *, device: Any, harness_s: float, calls: int = 50,
-              blocks: int = 5) -> dict[str, Any]:
+              blocks: int = 5, workloads: Path = WORKLOADS_FILE) -> dict[str, Any]:
     """``spec``'s step in a bare loop timed with device events (the host clock on a
     CPU, where every call has finished when it returns), against ``harness_s``: the
     latency the harness recorded for it in this process."""
@@ -159,7 +161,7 @@ def bare_loop(spec: TrialSpec, *, device: Any, harness_s: float, calls: int = 50
     torch.set_num_threads(spec.threads)
     clock = "synchronized" if device.type == "cpu" else "events"
     try:
-        work = getattr(workloads, spec.workload)(spec=spec, device=device)
+        work = getattr(load_workloads(workloads), spec.workload)(spec=spec, device=device)
         fixed_calls(work.step, device=device, clock=clock, calls=calls, blocks=1)  # warm-up
         bare = statistics.median(fixed_calls(work.step, device=device, clock=clock,
                                              calls=calls, blocks=blocks))
@@ -185,7 +187,7 @@ def _peak_reserved(device: Any) -> tuple[Any, int]:
     return module, int(module.memory_reserved())
 
 
-def _memory(spec: TrialSpec, device: Any) -> dict[str, int]:
+def _memory(spec: TrialSpec, device: Any, workloads: ModuleType) -> dict[str, int]:
     """The work's own peak: built again once the first call has set up the libraries,
     its temporaries of other dtypes freed before the peak is reset, then called a few
     times; counted from the baseline before building, so the inputs it keeps count."""
@@ -206,7 +208,7 @@ def _memory(spec: TrialSpec, device: Any) -> dict[str, int]:
 
 
 def one_run(spec: TrialSpec, *, device: Any, synchronized: bool, min_run_time: float,
-            blocks: int) -> dict[str, Any]:
+            blocks: int, workloads: ModuleType) -> dict[str, Any]:
     """One run of ``spec`` in this process, which must be fresh: nothing has called the
     workload before its first call is timed (``calls_before_first`` says so)."""
     import torch
@@ -251,7 +253,7 @@ def one_run(spec: TrialSpec, *, device: Any, synchronized: bool, min_run_time: f
         out["quality_error"] = work.error()
         stage = "memory"
         del work
-        out.update(_memory(spec, device))
+        out.update(_memory(spec, device, workloads))
     except Exception as exc:  # noqa: BLE001 - every failure becomes the row's error
         out["error"] = _error_text(stage, exc)
     return out
@@ -265,10 +267,11 @@ def _spec_fields(spec: TrialSpec) -> dict[str, Any]:
 
 
 def _fresh_run(spec: TrialSpec, device: Any, synchronized: bool, min_run_time: float,
-               blocks: int) -> dict[str, Any]:
+               blocks: int, workloads: Path) -> dict[str, Any]:
     """:func:`one_run` in a new Python process; its failure is the run's error."""
     job = json.dumps(dict(spec=_spec_fields(spec), device=str(device),
-                          synchronized=synchronized, min_run_time=min_run_time, blocks=blocks))
+                          synchronized=synchronized, min_run_time=min_run_time, blocks=blocks,
+                          workloads=str(workloads)))
     try:
         done = subprocess.run([sys.executable, "-m", "harness.run.timing"], input=job,
                               capture_output=True, text=True, timeout=RUN_TIMEOUT_S,
@@ -307,6 +310,7 @@ def run_trial(
     min_run_time: float,
     runs: int = 1,
     blocks: int = MIN_TIMED_BLOCKS,
+    workloads: Path = WORKLOADS_FILE,
 ) -> Measured:
     """Measure ``spec`` on ``device`` in ``runs`` fresh processes of ``blocks`` blocks
     (``min_run_time`` seconds of blocks each); failures are a row with its ``error``."""
@@ -328,7 +332,8 @@ def run_trial(
         spec_sha256=spec_hash,
         run_id=environment.run_id,
     )
-    done = [_fresh_run(spec, device, synchronized, min_run_time, blocks) for _ in range(runs)]
+    done = [_fresh_run(spec, device, synchronized, min_run_time, blocks, workloads)
+            for _ in range(runs)]
     firsts = tuple(r["first_call_s"] for r in done if "first_call_s" in r)
     loads = [r["load_s"] for r in done if "load_s" in r]
     fields.update(load_s=statistics.median(loads) if loads else None,
@@ -363,7 +368,7 @@ def run_trial(
 CALLGRIND_CALLS = 10
 
 
-def instructions(spec: TrialSpec) -> float:
+def instructions(spec: TrialSpec, *, workloads: Path = WORKLOADS_FILE) -> float:
     """Instructions per call of ``spec``'s step on the CPU, counted by callgrind
     (``Timer.collect_callgrind``, denoised): deterministic where time is not. It starts
     a separate ``python`` found on PATH, so this Python's folder goes first."""
@@ -372,10 +377,12 @@ def instructions(spec: TrialSpec) -> float:
     from torch.utils.benchmark import Timer
 
     setup = ("import json, torch\n"
+             "from pathlib import Path\n"
              "from harness.core.types import TrialSpec\n"
-             "from harness.run import workloads\n"
+             "from harness.sources.trials import load_workloads\n"
              f"raw = json.loads({json.dumps(json.dumps(_spec_fields(spec)))})\n"
              "spec = TrialSpec(**{**raw, 'shape': tuple(raw['shape'])})\n"
+             f"workloads = load_workloads(Path({json.dumps(str(workloads))}))\n"
              "work = getattr(workloads, spec.workload)(spec=spec, device=torch.device('cpu'))\n"
              "work.step()")
     path = os.environ.get("PATH", "")
@@ -397,7 +404,8 @@ def _main() -> None:
     raw = job["spec"]
     spec = TrialSpec(**{**raw, "shape": tuple(raw["shape"])})
     out = one_run(spec, device=torch.device(job["device"]), synchronized=job["synchronized"],
-                  min_run_time=job["min_run_time"], blocks=job["blocks"])
+                  min_run_time=job["min_run_time"], blocks=job["blocks"],
+                  workloads=load_workloads(Path(job["workloads"])))
     print(json.dumps(out))
 
 

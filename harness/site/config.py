@@ -15,6 +15,10 @@ CACHE_VARIABLE = "HARNESS_CACHE"
 class HarnessConfig(base.Config):  # type: ignore[no-untyped-call]  # mkdocs untyped
     results = c.Type(str, default="results")
     """Folder of the records, relative to mkdocs.yml."""
+    trials = c.Type(str, default="trials/trials.toml")
+    """The site's measured trials (content, not code), relative to mkdocs.yml."""
+    workloads = c.Type(str, default="trials/workloads.py")
+    """The trials' workload functions, relative to mkdocs.yml."""
     check_typed_figures = c.Type(bool, default=True)
     """Warn about measured-looking figures typed into a page instead of a marker."""
     cache_dir = c.Type(str, default=".cache/harness")

@@ -123,7 +123,8 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
             return config
         try:
             project = Project.load(root)
-            specs = load_trials()
+            workloads = root / self.config.workloads
+            specs = load_trials(root / self.config.trials, root=root, workloads=workloads)
             records = load_all(results, root=root)
             problems = [p.message for p in check_project(project)]
             problems += check_records(records, project=project, specs=specs, results=results)
@@ -131,9 +132,10 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
         except HarnessError as exc:
             raise PluginError(str(exc)) from None
         self.site = Site(project=project, records=records, specs=specs,
-                         sources=workload_sources(), colab=colab)
+                         sources=workload_sources(workloads=workloads), colab=colab)
         self._loaded = inputs
-        self._inputs = "\n".join([inputs_digest([HARNESS, results, root / "snippets"]), colab,
+        self._inputs = "\n".join([inputs_digest([HARNESS, results, root / "snippets",
+                                                 (root / self.config.trials).parent]), colab,
                                   str(self.config.check_typed_figures)]) if self.cache else ""
         self._entries = []
         self._warned = set()
@@ -180,7 +182,8 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
         """`mkdocs serve` rebuilds when a snippet, a record, the trials or the harness
         change, not only the pages (the preview is not strict: see mkdocs.yml)."""
         root = Path(config.config_file_path).resolve().parent
-        for folder in (root / "snippets", root / self.config.results, root / "harness"):
+        for folder in (root / "snippets", root / self.config.results, root / "harness",
+                       (root / self.config.trials).parent):
             if folder.is_dir():
                 server.watch(str(folder))
         return server

@@ -43,7 +43,7 @@ ARGUMENTS: dict[str, dict[str, str]] = {
     "trial-devices": {},
     "faster-passing": {"device": "a device type (cpu, cuda…)", "than": "the baseline dtype"},
     "faster-failing": {"device": "a device type (cpu, cuda…)", "than": "the baseline dtype"},
-    "trial-setting": {"trial": "a trial of harness/trials.toml",
+    "trial-setting": {"trial": "a trial of trials/trials.toml",
                       "field": "one of its settings (tolerance, shape, batch…)"},
     "latency-flat": {"group": "a trial group", "device": "a device type (cpu, cuda…)",
                      "task": "inference, training, gradients or compute"},

@@ -1,4 +1,4 @@
-"""Analytic expectations of measured trials: ``[trial.expect]`` in ``harness/trials.toml``.
+"""Analytic expectations of measured trials: ``[trial.expect]`` in ``trials/trials.toml``.
 No torch import.
 
 An expectation relates a trial's latency to another trial's of the same record set

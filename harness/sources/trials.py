@@ -1,10 +1,15 @@
-"""Reading the measured trials declared in ``harness/trials.toml``. No torch import.
+"""Reading the measured trials declared in ``trials/trials.toml``. No torch import.
 
-A trial is data (:class:`~harness.core.types.TrialSpec`); the work it names is a
-function in ``harness/run/workloads.py``. :func:`spec_sha256` hashes both the
-declared fields and the *source text* of that function (and of the module-level
-helpers it calls), read with :mod:`ast`, so editing a workload makes every row
-recorded with the old definition stale without importing torch here.
+Trials and their workloads are content of the site, not code of the package: they live
+in ``trials/`` beside ``snippets/`` (they feed several pages: Medir's tables, the drift
+report, the notebooks) and reach the harness through the MkDocs plugin's ``trials`` and
+``workloads`` options and the record command's ``--trials-file``/``--workloads`` (by
+default, the checkout's ``trials/``). A trial is data
+(:class:`~harness.core.types.TrialSpec`); the work it names is a function in
+``trials/workloads.py``, loaded by path. :func:`spec_sha256` hashes both the declared
+fields and the *source text* of that function (and of the module-level helpers it
+calls), read with :mod:`ast`, so editing a workload makes every row recorded with the
+old definition stale without importing torch here.
 """
 
 from __future__ import annotations
@@ -12,9 +17,11 @@ from __future__ import annotations
 import ast
 import dataclasses
 import hashlib
+import importlib.util
 import json
 import re
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from harness.core.errors import HarnessError, Location, parse_toml, read_text, relative, suggest
@@ -33,6 +40,7 @@ __all__ = [
     "WORKLOADS_FILE",
     "Method",
     "load_method",
+    "load_workloads",
     "load_trials",
     "shape_text",
     "spec_sha256",
@@ -41,12 +49,24 @@ __all__ = [
 ]
 
 HERE = Path(__file__).resolve().parent.parent
-TRIALS_FILE = HERE / "trials.toml"
-WORKLOADS_FILE = HERE / "run" / "workloads.py"
+#: The checkout's trials and workloads (the defaults when no configuration names others).
+TRIALS_FILE = HERE.parent / "trials" / "trials.toml"
+WORKLOADS_FILE = TRIALS_FILE.with_name("workloads.py")
+
+
+def load_workloads(path: Path = WORKLOADS_FILE) -> ModuleType:
+    """The workloads module at ``path``, executed (it imports torch only inside its
+    functions); a missing file is an error that names it."""
+    spec = importlib.util.spec_from_file_location("trial_workloads", path)
+    if spec is None or spec.loader is None or not path.is_file():
+        raise HarnessError(f"{path}: no workloads file; expected the site's trials/workloads.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 TRIAL_KEYS: dict[str, str] = {
     "name": "unique trial name, lowercase letters, digits and _ (required)",
-    "workload": "a function of harness/run/workloads.py (required)",
+    "workload": "a function of trials/workloads.py (required)",
     "task": f"one of {', '.join(TASKS)} (required)",
     "dtype": "torch dtype name, e.g. float32 (required)",
     "shape": "array of integers, e.g. [1024, 1024]; [] for a scalar (required)",

@@ -30,7 +30,7 @@ def dry_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.Comple
                    "PYTHON": sys.executable}
     done = subprocess.run(["bash", str(ROOT / "tools" / "gpu_record.sh"), str(results)],
                           cwd=ROOT, env=environment, capture_output=True, text=True,
-                          timeout=400, check=False)
+                          timeout=1800, check=False)
     return done, out
 
 

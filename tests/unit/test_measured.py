@@ -2,7 +2,7 @@
 
 The samples hold ``@fresh`` where a row's spec hash belongs: the fixture stamps
 the current hash of tests/samples/trials/pages.toml's spec there, so the rows
-stay fresh however harness/run/workloads.py changes; ``mlp_b4`` keeps an old hash
+stay fresh however trials/workloads.py changes; ``mlp_b4`` keeps an old hash
 and must read as stale.
 """
 

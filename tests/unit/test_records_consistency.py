@@ -107,7 +107,7 @@ def test_threads_against_the_trial_and_a_missing_row_of_the_runs_trials(tmp_path
     text = paths.rows.read_text()
     found = problems(tmp_path)
     assert any("results/2.13.0+cpu/cpu.csv:2: trial 'mm' ran with 4 thread(s), but "
-               "harness/trials.toml declares threads = 1" in p for p in found), found
+               "trials/trials.toml declares threads = 1" in p for p in found), found
     # Deleting a (failing) row keeps every cell valid; the run's trials still name it.
     paths.rows.write_text("\n".join(text.splitlines()[:2]) + "\n")
     assert any("run 'r1' measured 2 trial(s)" in p and "no row of 'other'" in p

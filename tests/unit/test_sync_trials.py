@@ -69,7 +69,7 @@ def test_the_three_clocks_are_declared_with_typed_expectations(specs) -> None:
     assert host is not None and (host.relation, host.of, host.factor) == ("below", SYNCED, 0.5)
     assert events is not None and (events.relation, events.factor) == ("within", 0.1)
     assert host.derivation and host.derivation_en and str(host.location).startswith(
-        "harness/trials.toml:")
+        "trials/trials.toml:")
     # A claim about the result is not part of what is measured: the hash ignores it.
     reworded = dataclasses.replace(specs[HOST], expect=dataclasses.replace(host, factor=0.9))
     assert spec_sha256(reworded) == spec_sha256(specs[HOST])
