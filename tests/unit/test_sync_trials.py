@@ -102,6 +102,11 @@ BASE = ('[[trial]]\nname = "b"\nworkload = "matmul"\ntask = "compute"\ndtype = "
      "trials.toml:20: factor = 0 in [trial.expect]"),
     ('[trial.expect]\nrelation = "below"\nof = "b"\nfactor = 0.5\n',
      "trials.toml:17: [trial.expect] needs 'derivation'"),
+    # A claim that accepts any latency is refused unless a reason says why it checks.
+    ('[trial.expect]\nrelation = "below"\nof = "b"\nfactor = 1e6\nderivation = "d"\n',
+     "trials.toml:20: factor = 1000000.0 is above 1 for relation 'below'"),
+    ('[trial.expect]\nrelation = "within"\nof = "b"\nfactor = 0.9\nderivation = "d"\n',
+     "add factor_reason"),
     ('params = { clock = "wall", calls = 1, blocks = 1 }\n',
      "trials.toml:17: params = {'clock': 'wall'"),
     ('params = { clock = "host", calls = 0, blocks = 1 }\n',
