@@ -55,6 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="only trials marked quick")
     parser.add_argument("--groups", nargs="+", help="only these trial groups")
     parser.add_argument("--no-control", action="store_true", help="skip the control runs")
+    parser.add_argument("--no-examples", action="store_true",
+                        help="skip observing the examples (a trial of the method)")
     parser.add_argument("--results", help="records folder (default: the checkout's)")
     parser.add_argument("--quiet-guard", action="store_true",
                         help="passed on to record: wait for quiet CPUs before each trial")
@@ -74,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     common += ["--min-run-time", args.min_run_time] if args.min_run_time else []
     counted = ["--instructions"] if args.instructions else []
     print(f"session {session}: {len(args.pythons)} builds", flush=True)
-    for python in args.pythons:
+    for python in [] if args.no_examples else args.pythons:
         _record(python, [*common, "--only", "examples"], env)
     chosen = trials(device=args.device, mode=mode, groups=args.groups)
     for turn, trial in enumerate(chosen):
