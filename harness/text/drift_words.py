@@ -85,6 +85,7 @@ DRIFT_WORDS: dict[str, dict[str, str]] = {
                                     "caché). El control cuenta otra vez la misma versión; su "
                                     "diferencia mide la dispersión del recuento: {spread}."),
         "env_tf32": "Precisión de matmul en float32 (TF32)",
+        "first_call_fresh": "1.ª llamada",
         "env_tf32_allowed": "TF32 permitido en CUDA",
         "env_tf32_refused": "TF32 no permitido en CUDA",
         "env_tf32_unknown": "TF32 en CUDA sin registrar",
@@ -161,6 +162,7 @@ DRIFT_WORDS: dict[str, dict[str, str]] = {
                                     "cache use). The control counts the same build again; its "
                                     "difference measures the count's spread: {spread}."),
         "env_tf32": "float32 matmul precision (TF32)",
+        "first_call_fresh": "1st call",
         "env_tf32_allowed": "TF32 allowed on CUDA",
         "env_tf32_refused": "TF32 not allowed on CUDA",
         "env_tf32_unknown": "TF32 on CUDA not recorded",

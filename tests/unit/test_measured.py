@@ -230,3 +230,22 @@ def test_site_tables_read_the_records_that_made_their_figures() -> None:
     for name in shown:
         assert name in table, name
     assert "TF32" in table
+
+
+def test_a_first_call_from_a_fresh_process_sits_beside_the_median(specs) -> None:
+    from harness.core.rows import TrialRow
+    from harness.core.types import Environment
+    from harness.views.measured_row import compact_cells
+
+    spec = next(iter(specs.values()))
+    row = TrialRow(trial=spec.name, torch_build="2.13", device="cpu", dtype="float32",
+                   shape="4x4", batch=1, task="compute", threads=1, tolerance=1e-3,
+                   spec_sha256="h", synchronized=True, run_id="r", latency=1e-3,
+                   first_call_s=2.5e-3, samples_s=(1e-3, 1e-3), repeats=2,
+                   iqr_over_median=0.0, quality_pass=True, quality_error=0.0)
+    fresh = Environment(torch_build="2.13", device_key="cpu", device_name="c",
+                        extra={"first_call": "fresh process"})
+    warmed = Environment(torch_build="2.13", device_key="cpu", device_name="c")
+    assert "1.ª\xa0llamada\xa02,50\xa0ms" in compact_cells(row, spec, fresh, "es", stale=False)[0].html
+    # A first call timed after a warm-up (older records) is not shown as one.
+    assert "llamada" not in compact_cells(row, spec, warmed, "es", stale=False)[0].html
