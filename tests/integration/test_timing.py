@@ -49,7 +49,7 @@ print(json.dumps(out))
 @pytest.fixture(scope="module")
 def measured() -> dict[str, object]:
     done = subprocess.run([sys.executable, "-c", SCRIPT], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300, check=False)
+                          text=True, timeout=1800, check=False)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.splitlines()[-1])
 
