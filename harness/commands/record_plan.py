@@ -22,7 +22,6 @@ from harness.commands.publish import INSTALL_HINT, require_filelock
 from harness.core.errors import HarnessError, relative, suggest
 from harness.core.seconds import parse_seconds
 from harness.core.types import TrialSpec
-from harness.records.files import JOURNAL_SUFFIX, journal_moves
 from harness.run.cpu_guard import QuietGuard
 from harness.run.examples import timeout_from_env
 from harness.sources.checks import check_project, raise_problems
@@ -112,11 +111,7 @@ def select_trials(
 
 def require_writable(results: Path, shown: Path) -> None:
     """Fail now, not after every trial was measured, when ``results`` (or, if it is not
-    there yet, the folder it would be made in) cannot take a new file, or holds a commit
-    journal that is not one ``record`` wrote (it would be refused at the end)."""
-    for folder in sorted(p for p in results.iterdir() if p.is_dir()) if results.is_dir() else []:
-        for journal in sorted(folder.glob(f".*{JOURNAL_SUFFIX}")):
-            journal_moves(folder, journal.name[1:-len(JOURNAL_SUFFIX)], shown / folder.name)
+    there yet, the folder it would be made in) cannot take a new file."""
     existing = results
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent

@@ -232,9 +232,8 @@ class Environment:
     """The trials this run was asked to measure on its device (every one gives a row, a
     failure included); empty in records made before it was kept, or for examples only."""
     digest: dict[str, str] = field(default_factory=dict)
-    """sha256 of what this run stored, per part (``rows``, ``control_rows``,
-    ``observations``, ``environment``: :mod:`harness.records.digest`); empty only in runs
-    made before digests were kept."""
+    """Kept in runs recorded while a run hashed its own content; neither written nor
+    trusted now (a record's origin is checked by :mod:`harness.records.provenance`)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -32,12 +32,10 @@ __all__ = [
 #: see torch's allocator, and a point sample of RSS would miss the peak. glibc's
 #: malloc_trim(0) first returns freed heap pages, which a trial would otherwise
 #: reuse without raising RSS (and so without being counted).
-CPU_MEMORY_METHOD = (
-    "VmHWM - VmRSS after malloc_trim(0) and writing 5 to /proc/self/clear_refs (bytes)"
-)
-_CPU_FALLBACK_METHOD = (
-    "VmHWM - VmRSS at start; VmHWM not resettable here, may include earlier trials"
-)
+#: The memory methods are recorded as codes; the pages word them (harness/text/*.toml,
+#: ``memory_method_<code>``).
+CPU_MEMORY_METHOD = "vmhwm-reset"
+_CPU_FALLBACK_METHOD = "vmhwm-since-start"
 _STATUS = Path("/proc/self/status")
 _CLEAR_REFS = Path("/proc/self/clear_refs")
 
@@ -149,8 +147,8 @@ def memory_method(device: Any) -> str:
         # A query, not a write: whether the reset in reset_peak_memory can work here.
         return CPU_MEMORY_METHOD if os.access(_CLEAR_REFS, os.W_OK) else _CPU_FALLBACK_METHOD
     if device.type == "mps":
-        return "torch.mps.current_allocated_memory after the run - at reset (no peak counter)"
-    return "max_memory_allocated - memory_allocated at reset_peak_memory_stats (bytes)"
+        return "mps-allocated"
+    return "max-memory-allocated"
 
 
 def _trim_heap() -> None:

@@ -85,6 +85,27 @@ def _signature(text: str, shown: Path) -> list[tuple[str, int]]:
     return [(what, line) for _, what, line in sorted(items)]
 
 
+_SNIPPET_NAMED = re.compile(
+    r'^include (?P<target>\S+?)(?:\.[A-Za-z0-9]+)?(?::[^ ]*)?$|snippet="(?P<id>[^"]*)"')
+
+
+def _names_unknown_snippet(project: Project, what: str) -> bool:
+    """Whether a signature item names a snippet the checkout does not have."""
+    return any((m["target"] or m["id"]) not in project.snippets
+               for m in _SNIPPET_NAMED.finditer(what))
+
+
+def _which_to_fix(project: Project, spanish: tuple[Path, str], twin: tuple[Path, str]) -> str:
+    """The next step for two lines that differ: fix the one naming an unknown snippet,
+    else say that either may be the wrong one (a typo can sit on either page)."""
+    wrong = [shown for shown, what in (spanish, twin) if _names_unknown_snippet(project, what)]
+    if len(wrong) == 1:
+        right = twin[0] if wrong[0] == spanish[0] else spanish[0]
+        return f"{wrong[0]} names a snippet that does not exist: copy the line of {right} there"
+    return ("the two pages must have the same line: decide which one is right (`make check` "
+            "names an unknown id on its own) and copy it into the other")
+
+
 def _place(items: list[tuple[str, int]], index: int, shown: Path) -> str:
     """Where item ``index`` of the Spanish order belongs in the twin ``shown``."""
     if index > 0:
@@ -115,8 +136,8 @@ def _twin_problems(project: Project, page: Path) -> list[str]:
             if a < a1 and b < b1:
                 problems.append(
                     f"{shown}:{mine[a][1]}: has {mine[a][0]}, but {shown_twin}:{theirs[b][1]} has "
-                    f"{theirs[b][0]} in its place; copy the Spanish line into the twin byte "
-                    "for byte")
+                    f"{theirs[b][0]} in its place; "
+                    + _which_to_fix(project, (shown, mine[a][0]), (shown_twin, theirs[b][0])))
             elif a < a1:
                 problems.append(
                     f"{shown}:{mine[a][1]}: {mine[a][0]} is not in the English twin; put the "

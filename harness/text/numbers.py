@@ -1,7 +1,8 @@
 """Numbers with units, written the way each edition reads them. No torch import.
 
-Spanish uses a decimal comma and a space before ``%`` («1,23 ms», «98,7 %»);
-English a decimal point («1.23 ms», «98.7%»). Every value keeps three
+Each catalogue says how its language writes a number: Spanish a decimal comma, a
+narrow space between thousands and before ``%`` («1,23 ms», «98,7 %»); English a
+decimal point («1.23 ms», «98.7%»). Every value keeps three
 significant digits: the records hold more, but the spread between runs (see the
 IQR column) makes a fourth digit noise.
 """
@@ -9,6 +10,8 @@ IQR column) makes a fourth digit noise.
 from __future__ import annotations
 
 import math
+
+from harness.text.words import catalogue, word
 
 __all__ = [
     "unit_name",
@@ -28,13 +31,12 @@ __all__ = [
 _LATENCY_UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
 _SI_PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""))
 _BINARY = ((1024.0**3, "GiB"), (1024.0**2, "MiB"), (1024.0, "KiB"), (1.0, "B"))
-#: Throughput units of counted items, as the pages read them (records keep the English).
-_ITEMS = {"es": {"samples/s": "muestras/s", "calls/s": "llamadas/s", "items/s": "elementos/s"}}
 
 
 def localized(text: str, lang: str) -> str:
-    """A number written with Python's point, with the page's decimal separator."""
-    return text.replace(".", ",") if lang == "es" else text
+    """A number written by Python (``10,000.5``) with the page's separators."""
+    return text.translate(str.maketrans(".,", word(lang, "decimal_point")
+                                        + word(lang, "thousands")))
 
 
 def decimal(value: float, lang: str, *, digits: int = 3) -> str:
@@ -84,7 +86,8 @@ def si_scale(value: float) -> tuple[float, str]:
 
 def unit_name(unit: str, lang: str) -> str:
     """A recorded throughput unit as the page's language reads it (``muestras/s``)."""
-    return _ITEMS.get(lang, {}).get(unit, unit)
+    key = f"unit_{unit}"
+    return word(lang, key) if key in catalogue(lang) else unit  # as recorded
 
 
 def throughput_text(value: float, unit: str, lang: str) -> str:
@@ -104,8 +107,7 @@ def bytes_text(count: float, lang: str) -> str:
 
 
 def percent_text(fraction: float, lang: str) -> str:
-    number = decimal(fraction * 100, lang)
-    return f"{number} %" if lang == "es" else f"{number}%"
+    return word(lang, "percent", n=decimal(fraction * 100, lang))
 
 
 NBSP = "\u00a0"

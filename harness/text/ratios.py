@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from harness.text.numbers import decimal, localized
+from harness.text.words import word
 
 __all__ = ["band", "interval_texts", "ratio_places", "ratio_text", "ratio_texts", "speed_text"]
 
@@ -63,12 +64,8 @@ def band(floor: float) -> tuple[float, float]:
 def speed_text(ratio: float, lang: str) -> str:
     """How much faster or slower a ratio of times is: ``3,6× más rápido``, ``un 40 % más
     lento`` (a percent below a factor of 1,5, where «1,2× más lento» reads oddly)."""
-    faster = ratio < 1
-    factor = 1 / ratio if faster else ratio
+    factor = 1 / ratio if ratio < 1 else ratio
+    side = "faster" if ratio < 1 else "slower"
     if factor >= 1.5:
-        amount = f"{decimal(factor, lang, digits=2)}×"
-    else:
-        amount = f"{'un ' if lang == 'es' else ''}{decimal((factor - 1) * 100, lang, digits=2)} %"
-    if lang == "es":
-        return f"{amount} más {'rápido' if faster else 'lento'}"
-    return f"{amount.replace(' %', '%')} {'faster' if faster else 'slower'}"
+        return word(lang, f"speed_{side}_times", n=decimal(factor, lang, digits=2))
+    return word(lang, f"speed_{side}_percent", n=decimal((factor - 1) * 100, lang, digits=2))

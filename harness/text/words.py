@@ -1,281 +1,61 @@
-"""Every word the harness writes on a page, per language: headers, states, labels.
+"""Every word the harness writes on a page: one catalogue per language, ``es.toml`` and
+``en.toml`` beside this module, loaded with :mod:`tomllib`. No torch import.
 
-One table, so a translation is made in one place. No torch import.
+`word` looks a key up and fills its ``str.format`` placeholders; a missing key or
+placeholder raises rather than inventing a word. A translation is made in the TOML
+files only; code never branches on the language. (The drift report's words still live
+in :mod:`harness.text.drift_words` and are merged in, checked for clashes.)
 """
 
 from __future__ import annotations
 
-from harness.text.drift_words import DRIFT_WORDS
-from harness.text.record_words import COLUMN_WORDS
-from harness.text.timing_words import TIMING_WORDS
+import difflib
+import tomllib
+from collections.abc import Mapping
+from functools import cache
+from pathlib import Path
 
-__all__ = ["LANGS", "WORDS", "word"]
+from harness.core.errors import HarnessError
+
+__all__ = ["LANGS", "catalogue", "in_lang", "word"]
 
 LANGS = ("es", "en")
 
-WORDS: dict[str, dict[str, str]] = {
-    "es": {
-        **TIMING_WORDS["es"],
-        # Drift verdicts (harness/text/drift_words.py) and why a peak is unknown.
-        **DRIFT_WORDS["es"],
-        # «Todas las columnas»: column labels and values (harness/text/record_words.py).
-        **COLUMN_WORDS["es"],
-        "microarchitecture": "Microarquitectura",
-        "peak_gap_unidentified": "el registro no identifica la microarquitectura",
-        "peak_gap_no-table": "microarquitectura sin tabla",
-        "peak_gap_no-os-clock": "sin frecuencia máxima del sistema (cpufreq)",
-        "peak_gap_no-spec": "dispositivo sin hoja de datos en la tabla",
-        "peak_gap_shared-cores": "los hilos pueden compartir núcleo (SMT o máquina virtual)",
-        "peak_one_thread": "por núcleo; con 2 hilos o más, pico desconocido (pueden compartir "
-                           "núcleo: SMT o máquina virtual)",
-        "missing": "sin medición",
-        # Claims (harness/views/claims.py).
-        "claim_none": "ninguno",
-        "claim_and": "y",
-        "stale": "desactualizado",
-        "trial": "Ensayo",
-        "task": "Tarea",
-        "dtype": "Tipo",
-        "shape": "Forma",
-        "batch": "Lote",
-        "threads": "Hilos",
-        "latency": "Latencia (mediana · IQR/mediana)",
-        "throughput": "Rendimiento",
-        "memory": "Memoria pico",
-        "quality": "Calidad (error relativo frente a tolerancia)",
-        "synchronized": "Sincronizado",
-        "fails": "✗ no cumple",
-        "error": "✗ error",
-        "noisy": "⚠ ruidosa",
-        "compute": "cálculo",
-        "inference": "inferencia",
-        "training": "entrenamiento",
-        "gradients": "gradientes",
-        "environment": "Entorno",
-        "thread": "hilo",
-        "threads_word": "hilos",
-        "memory_method": "memoria",
-        "cpu": "CPU",
-        "cuda": "GPU (CUDA)",
-        "mps": "Apple (MPS)",
-        "xpu": "Intel (XPU)",
-        "no_record": "no hay registro de este dispositivo",
-        "for_build": "con torch",
-        "hint": "se registra con",
-        "torch": "torch",
-        "ratio": "Latencia relativa a torch",
-        "reason_quality": "no cumple calidad",
-        "reason_error": "error",
-        "reason_other_device": "otro procesador o GPU",
-        "only_one": "Solo hay registros de una versión de "
-        "torch; no hay comparación entre versiones",
-        "device": "Dispositivo",
-        "key": "Registro",
-        "python": "Python",
-        "platform": "Plataforma",
-        "cuda_driver": "CUDA / controlador",
-        "date": "Fecha",
-        "peak_table": "Pico teórico",
-        "peak_source": "Origen del pico",
-        "commit": "Commit",
-        "row_of": "Fila de",
-        "latency_axis": "Latencia mediana por llamada",
-        "throughput_axis": "Rendimiento",
-        "batch_axis": "Tamaño de lote",
-        "size_axis": "Tamaño n (primera dimensión de la forma)",
-        "log": "ejes en escala logarítmica",
-        "plot_of": "gráfica del grupo",
-        "skipped": "filas con error omitidas",
-        "expect_fails": "no se cumple",
-        "value": "Valor",
-        "analytic": "Expectativa analítica",
-        "observed": "Observado",
-        "derivation": "Derivación",
-        "derivation_provenance": "Derivación y procedencia",
-        "none": "ninguna",
-        "tolerance": "tolerancia",
-        "no_output": "Aún no hay registro de esta salida: "
-        "ejecuta `python -m harness record --only examples`.",
-        "stale_note": "El fragmento cambió después del registro; vuelve a registrar.",
-        "snippet": "fragmento",
-        "notebook_links": "[:material-notebook: Abrir el cuaderno]({page}){{ .md-button }} "
-        '<a class="md-button" href="../{folder}/{stem}/{name}" download>Descargar .ipynb</a>',
-        "open_colab": '<a class="md-button" href="{url}">Abrir en Colab</a>',
-        # A notebook page's own download button (issue 20, harness/site/notebooks.py).
-        "download_notebook": '<a class="md-button" href="{href}" download>Descargar .ipynb</a>',
-        "recorded_output": "# salida registrada: torch {build} · {device} · {date}",
-        "rerecord": "Para volver a registrar, con cada versión de torch que muestra la página",
-        "unchecked_title": "Sin expectativa analítica",
-        "known_failure": "fallo conocido",
-        "latency_short": "Latencia (mediana, IQR)",
-        "peak_short": "Fracción del pico",
-        "quality_short": "Calidad (error)",
-        "waited": "esperando al dispositivo",
-        "not_waited": "sin esperar",
-        "peak_unknown": "pico desconocido",
-        "reference_self": "referencia",
-        "fails_short": "no cumple",
-        "all_columns": "Todas las columnas",
-        "download_csv": "Descargar CSV",
-        "lower_faster": "menos de 1× es más rápido",
-        "field": "Campo",
-        # Environment table (issue 20, H5): what «Hilos» counts, said in words.
-        "same_all_title": "Igual en todos los registros",
-        "env_threads": "Hilos de CPU",
-        "threads_or": "o",
-        "threads_each": "por ensayo",
-        "threads_by_trial": "según el ensayo",
-        "threads_default": "por omisión de torch",
-        "logical_cpus": "de {n} CPU lógicas",
-        "no_ratio": "sin cociente (error, calidad u otro equipo)",
-        "ratio_range": "{n} ensayos comparables, de {low}× a {high}×",
-        "not_applicable": "no aplica",
-        "memory_field": "Medición de memoria",
-        "cpu_model": "Procesador",
-        "plot_short_latency": "Latencia mediana por llamada",
-        "plot_short_throughput": "Rendimiento",
-        "failing_series": "no cumple",
-        "verdict_ok": "Se cumple",
-        "verdict_fail": "No se cumple",
-        "verdict_known": "Fallo conocido",
-        "verdict_none": "Sin salida observada",
-        "verdict_stale": "Salida observada desactualizada",
-        "failed_value": "no se cumplió en",
-        "held_everywhere": "Se cumplió en",
-        "builds_word": "compilaciones",
-    },
-    "en": {
-        **TIMING_WORDS["en"],
-        # Drift verdicts (harness/text/drift_words.py) and why a peak is unknown.
-        **DRIFT_WORDS["en"],
-        # «Todas las columnas»: column labels and values (harness/text/record_words.py).
-        **COLUMN_WORDS["en"],
-        "microarchitecture": "Microarchitecture",
-        "peak_gap_unidentified": "the record does not identify the microarchitecture",
-        "peak_gap_no-table": "microarchitecture not in the table",
-        "peak_gap_no-os-clock": "no maximum clock from the OS (cpufreq)",
-        "peak_gap_no-spec": "device without a datasheet in the table",
-        "peak_gap_shared-cores": "threads may share a core (SMT or a virtual machine)",
-        "peak_one_thread": "per core; with 2 threads or more, peak unknown (they may share a "
-                           "core: SMT or a virtual machine)",
-        "missing": "no measurement",
-        "stale": "stale",
-        "trial": "Trial",
-        "task": "Task",
-        "dtype": "Type",
-        "shape": "Shape",
-        "batch": "Batch",
-        "threads": "Threads",
-        "latency": "Latency (median · IQR/median)",
-        "throughput": "Throughput",
-        "memory": "Peak memory",
-        "quality": "Quality (relative error vs tolerance)",
-        "synchronized": "Synchronized",
-        "fails": "✗ fails",
-        "error": "✗ error",
-        "noisy": "⚠ noisy",
-        "compute": "compute",
-        "inference": "inference",
-        "training": "training",
-        "gradients": "gradients",
-        "environment": "Environment",
-        "thread": "thread",
-        "threads_word": "threads",
-        "memory_method": "memory",
-        "cpu": "CPU",
-        "cuda": "GPU (CUDA)",
-        "mps": "Apple (MPS)",
-        "xpu": "Intel (XPU)",
-        "no_record": "no record of this device",
-        "for_build": "with torch",
-        "hint": "record it with",
-        "torch": "torch",
-        "ratio": "Latency relative to torch",
-        "reason_quality": "fails quality",
-        "reason_error": "error",
-        "reason_other_device": "another CPU or GPU",
-        "only_one": "Only one torch version is recorded; there is no comparison between versions",
-        "device": "Device",
-        "key": "Record",
-        "python": "Python",
-        "platform": "Platform",
-        "cuda_driver": "CUDA / driver",
-        "date": "Date",
-        "peak_table": "Theoretical peak",
-        "peak_source": "Peak source",
-        "commit": "Commit",
-        "row_of": "Row of",
-        "latency_axis": "Median latency per call",
-        "throughput_axis": "Throughput",
-        "batch_axis": "Batch size",
-        "size_axis": "Size n (first dimension of the shape)",
-        "log": "log–log axes",
-        "plot_of": "plot of group",
-        "skipped": "rows with errors left out",
-        "expect_fails": "does not hold",
-        "value": "Value",
-        "analytic": "Analytic expectation",
-        "observed": "Observed",
-        "derivation": "Derivation",
-        "derivation_provenance": "Derivation and provenance",
-        "none": "none",
-        "tolerance": "tolerance",
-        "no_output": "No record of this output yet: run "
-        "`python -m harness record --only examples`.",
-        "stale_note": "The snippet changed after it was recorded; record again.",
-        "snippet": "snippet",
-        "notebook_links": "[:material-notebook: Open the notebook]({page}){{ .md-button }} "
-        '<a class="md-button" href="../{folder}/{stem}/{name}" download>Download .ipynb</a>',
-        "open_colab": '<a class="md-button" href="{url}">Open in Colab</a>',
-        # A notebook page's own download button (issue 20, harness/site/notebooks.py).
-        "download_notebook": '<a class="md-button" href="{href}" download>Download .ipynb</a>',
-        "recorded_output": "# recorded output: torch {build} · {device} · {date}",
-        "rerecord": "To record again, under each torch build the page shows",
-        "unchecked_title": "No analytic expectation",
-        "known_failure": "known failure",
-        "latency_short": "Latency (median, IQR)",
-        "peak_short": "Fraction of peak",
-        "quality_short": "Quality (error)",
-        "waited": "waiting for the device",
-        "not_waited": "not waiting",
-        "peak_unknown": "peak unknown",
-        "reference_self": "reference",
-        "fails_short": "fails",
-        "all_columns": "All columns",
-        "download_csv": "Download CSV",
-        "lower_faster": "below 1× is faster",
-        "field": "Field",
-        # Environment table (issue 20, H5): what «Threads» counts, said in words.
-        "same_all_title": "Same in every record",
-        "env_threads": "CPU threads",
-        "threads_or": "or",
-        "threads_each": "per trial",
-        "threads_by_trial": "depending on the trial",
-        "threads_default": "torch's default",
-        "logical_cpus": "of {n} logical CPUs",
-        "no_ratio": "no ratio (error, quality or other hardware)",
-        "ratio_range": "{n} comparable trials, from {low}× to {high}×",
-        "not_applicable": "not applicable",
-        "memory_field": "Memory measurement",
-        "cpu_model": "Processor",
-        "plot_short_latency": "Median latency per call",
-        "plot_short_throughput": "Throughput",
-        "failing_series": "fails",
-        "verdict_ok": "Holds",
-        "verdict_fail": "Does not hold",
-        "verdict_known": "Known failure",
-        "verdict_none": "No observed output",
-        "verdict_stale": "Stale observed output",
-        "failed_value": "did not hold in",
-        "held_everywhere": "Held in",
-        "builds_word": "builds",
-        # Claims (harness/views/claims.py).
-        "claim_none": "none",
-        "claim_and": "and",
-    },
-}
+
+@cache
+def catalogue(lang: str) -> Mapping[str, str]:
+    """Key → template for ``lang``: its TOML file and the drift report's words."""
+    from harness.text.drift_words import DRIFT_WORDS  # imports this module's users
+
+    path = Path(__file__).with_name(f"{lang}.toml")
+    if lang not in LANGS:
+        raise HarnessError(f"no catalogue for language {lang!r}; expected one of {LANGS}")
+    with path.open("rb") as file:
+        table: dict[str, str] = tomllib.load(file)
+    clash = sorted(set(table) & set(DRIFT_WORDS[lang]))
+    if clash:
+        raise HarnessError(f"{path}: keys also in drift_words.DRIFT_WORDS: {clash}")
+    return {**table, **DRIFT_WORDS[lang]}
 
 
-def word(lang: str, key: str) -> str:
-    """``key`` in ``lang``; a KeyError names a missing word rather than inventing one."""
-    return WORDS[lang][key]
+def word(lang: str, key: str, /, **values: object) -> str:
+    """``key`` in ``lang``, its placeholders filled from ``values`` (with none given, the
+    template as written). Raises :class:`KeyError` naming a missing key or placeholder."""
+    table = catalogue(lang)
+    if key not in table:
+        near = difflib.get_close_matches(key, table, n=3)
+        raise KeyError(f"{lang}.toml has no key {key!r}" + (f"; did you mean {near}?"
+                                                            if near else ""))
+    template = table[key]
+    if not values:
+        return template
+    try:
+        return template.format(**values)
+    except KeyError as missing:
+        raise KeyError(f"{lang}.toml: {key!r} needs placeholder {missing}") from None
+
+
+def in_lang(lang: str, texts: Mapping[str, str]) -> str:
+    """A text a source gives per language (a derivation, a reason: Spanish always, other
+    languages optionally), in ``lang``, else in Spanish."""
+    return texts.get(lang) or texts["es"]

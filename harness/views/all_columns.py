@@ -27,7 +27,7 @@ from harness.text.numbers import (
     unbroken,
     unit_name,
 )
-from harness.text.record_words import record_text
+from harness.text.record_words import memory_method_text
 from harness.text.words import word
 from harness.views.html_table import csv_link, details
 from harness.views.measured_context import Context, row_environment
@@ -76,7 +76,7 @@ def _text(row: TrialRow, name: str, spec: TrialSpec, env: Environment | None,
     if name == "throughput_unit":
         return unit_name(value, lang)
     if name == "memory_method":
-        return record_text(value, lang)
+        return memory_method_text(value, lang)
     return str(value)  # names and counts, as recorded
 
 

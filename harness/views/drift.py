@@ -31,12 +31,11 @@ from harness.text.drift_worked import Worked, worked_text
 from harness.text.markdown import cell, code, html_text
 from harness.text.numbers import compact, decimal, latency_scale, unbroken
 from harness.text.ratios import band, interval_texts, ratio_texts, speed_text
-from harness.text.words import WORDS, word
-from harness.views.drift_chart import ChartText, Dot, drift_chart
+from harness.text.words import catalogue, word
+from harness.views.charts import IntervalRow, IntervalText, interval_chart
 from harness.views.html_table import Cell, Row, html_table
 from harness.views.measured_row import identities
 from harness.views.observed import breakable
-from harness.views.svg import WIDTH
 
 __all__ = ["drift_markdown", "trial_labels"]
 
@@ -56,7 +55,7 @@ def trial_labels(specs: Mapping[str, TrialSpec], lang: str) -> dict[str, str]:
         groups.setdefault(spec.group, []).append(spec)
     labels: dict[str, str] = {}
     for group, members in groups.items():
-        name = WORDS[lang].get(f"drift_group_{group}", group)
+        name = catalogue(lang).get(f"drift_group_{group}", group)
         for trial, shown in identities(members, {}, lang).labels.items():
             plain = html.unescape(re.sub(r"<[^>]*>", "", shown))
             labels[trial] = plain if plain.startswith(group) else f"{name} · {plain}"
@@ -65,7 +64,7 @@ def trial_labels(specs: Mapping[str, TrialSpec], lang: str) -> dict[str, str]:
 
 def _percent(fraction: float, lang: str) -> str:
     """``95 %``, ``97,5 %``: a confidence level without trailing zeros."""
-    return f"{compact(fraction * 100, lang)}{' %' if lang == 'es' else '%'}"
+    return word(lang, "percent", n=compact(fraction * 100, lang))
 
 
 def _effect(d: Drift) -> float:
@@ -115,33 +114,28 @@ def _chart(items: list[Drift], labels: Mapping[str, str], lang: str, device: str
         return ""
     base = compared[0].builds[0]
     floor = 1.0 + compared[0].margin if compared[0].margin else None
-    dots, described = [], []
+    rows, described = [], []
     for d in compared:
         assert d.interval is not None
         (point, low, high), _, _ = _ratios(d, lang)
         label = labels.get(d.item, d.item)
         note = f"{label}: {point}× ({low}–{high}), {word(lang, f'drift_{d.verdict}')}"
-        dots.append(Dot(label=label, ratio=d.interval.ratio, low=d.interval.low,
-                        high=d.interval.high, changed=d.verdict == "changed", note=note))
+        own = d.floor
+        rows.append(IntervalRow(label=label, ratio=d.interval.ratio, low=d.interval.low,
+                                high=d.interval.high, verdict=d.verdict, note=note,
+                                band=band(own) if own is not None else None))
         described.append(note)
     confidence = _percent(float(1 - ALPHA), lang)
-    text = ChartText(title=word(lang, "drift_chart_title").format(base=base, device=device),
-                     description="; ".join(described), axis=word(lang, "drift_chart_axis"),
-                     faster=word(lang, "drift_faster"), slower=word(lang, "drift_slower"),
-                     tick=lambda v: compact(v, lang))
     caption = word(lang, "drift_chart_caption").format(base=base, confidence=confidence)
-    noise = band(floor) if floor is not None else None
-    if noise is not None:
-        low, high = ratio_texts(noise, lang)
+    if floor is not None:
+        low, high = ratio_texts(band(floor), lang)
         caption += word(lang, "drift_chart_band").format(low=low, high=high)
     name = f"harness-drift-{re.sub(r'[^a-z0-9]+', '-', device.lower())}"
-    # Two drawings, one shown (harness.css): labels beside the bars in the article's
-    # column, above them in a phone's; each at the size it is read at.
-    wide = drift_chart(dots, band=noise, text=text, element_id=f"{name}-wide", width=WIDTH)
-    phone = drift_chart(dots, band=noise, text=text, element_id=f"{name}-phone")
-    return (f'<figure class="harness-drift-chart"><div class="harness-drift-wide">{wide}</div>'
-            f'<div class="harness-drift-phone">{phone}</div>'
-            f"<figcaption>{html_text(caption)}</figcaption></figure>")
+    text = IntervalText(title=word(lang, "drift_chart_title").format(base=base, device=device),
+                        description="; ".join(described), axis=word(lang, "drift_chart_axis"),
+                        faster=word(lang, "drift_faster"), slower=word(lang, "drift_slower"),
+                        caption=caption)
+    return interval_chart(rows, text=text, lang=lang, element_id=name)
 
 
 def _worked(d: Drift, labels: Mapping[str, str], lang: str) -> str:
@@ -228,8 +222,7 @@ def _instructions(items: list[Drift], labels: Mapping[str, str], lang: str,
         cells.append(Cell(html=f"{decimal(control / base, lang, digits=6)}×"
                           if control and base else missing, numeric=True))
         rows.append(Row(cells=cells))
-    spread = (f"{decimal(max(spreads) * 100, lang, digits=2)}{' %' if lang == 'es' else '%'}"
-              if spreads else word(lang, "missing"))
+    spread = _percent(max(spreads), lang) if spreads else word(lang, "missing")
     name = word(lang, "drift_instructions")
     return [f"**{name}.** " + word(lang, "drift_instructions_note").format(spread=spread), "",
             html_table(header, rows, css="harness-table harness-compact", label=name), ""]
@@ -257,7 +250,7 @@ def _setups(report: list[Drift], lang: str, method: Method) -> list[str]:
     for setup in seen.values():
         lines += _setup_lines(setup, lang)
     builds = max(len(s.builds) for s in seen.values())
-    reason = method.margin_reason if lang == "es" else method.margin_reason_en
+    reason = {"es": method.margin_reason, "en": method.margin_reason_en}[lang]
     lines += ["", word(lang, "drift_method").format(
         runs=method.runs, blocks=method.blocks, margin=_percent(method.margin, lang),
         reason=html_text(reason.rstrip(".")), builds=builds, needed=runs_needed(builds - 1))]

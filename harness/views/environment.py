@@ -13,10 +13,11 @@ from collections.abc import Callable
 
 from harness.core.peak_rule import peak_gaps
 from harness.core.types import Environment
+from harness.records.provenance import grade_text
 from harness.records.store import DeviceRecord
 from harness.text.markdown import html_text
 from harness.text.numbers import decimal, throughput_text, unbroken
-from harness.text.record_words import record_text
+from harness.text.record_words import memory_method_text, peak_source_text
 from harness.text.words import word
 from harness.views.measured_context import Context, threads_text
 
@@ -112,10 +113,11 @@ _FIELDS: tuple[tuple[str, Callable[[DeviceRecord, str], str]], ...] = (
     ("date", lambda r, lang: _dates(r)),
     ("microarchitecture", lambda r, lang: _cpu(r.environment, lang)),
     ("peak_table", lambda r, lang: _peak(r.environment, lang)),
-    ("peak_source", lambda r, lang: record_text(r.environment.peak_source, lang)),
-    ("memory_field", lambda r, lang: record_text(
+    ("peak_source", lambda r, lang: peak_source_text(r.environment, lang)),
+    ("memory_field", lambda r, lang: memory_method_text(
         str(r.environment.extra.get("memory_method", "")), lang)),
     ("commit", lambda r, lang: r.environment.repo_commit[:12]),
+    ("provenance", lambda r, lang: grade_text(r.provenance, lang)),
 )
 
 

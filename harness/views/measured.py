@@ -6,14 +6,13 @@ the current spec and workload source) is marked stale and reported, so the
 build hook can turn it into a warning that fails ``mkdocs build --strict``.
 A device type or torch build without a record says «sin medición». Any text
 taken from a record passes through :func:`harness.text.markdown.cell` (tables) or
-``html.escape`` (SVG), so a record can never inject markup.
+``html_text`` (charts), so a record can never inject markup.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from html import escape
 
 from harness.core.errors import HarnessError
 from harness.core.rows import ARTICLE_COLUMNS
@@ -28,10 +27,10 @@ from harness.text.numbers import (
     unit_name,
 )
 from harness.text.words import word
+from harness.views.charts import Point, Series, line_chart
 from harness.views.environment import environment_table
 from harness.views.measured_context import Context, row_environment
 from harness.views.measured_tables import compare_versions, device_types_for, measurements
-from harness.views.svg import Point, Series, responsive_chart
 
 __all__ = ["MeasuredView", "compare_versions_view", "csv_row_view", "environment_view",
            "measurements_view", "plot_view"]
@@ -135,23 +134,21 @@ def _plot(context: Context, group: str, y: str, where: str) -> str:
         y_label = f"{word(lang, 'throughput_axis')} ({unit})"
     x_label = word(lang, "batch_axis" if x_is_batch else "size_axis")
     title = f"{word(lang, 'plot_short_' + y)} · {group}"
-    described = "; ".join(
-        f"{s.label}: " + ", ".join(f"{p.x:g} → {decimal(p.y / factor, lang)}" for p in s.points)
+    described = f"{x_label} → {y_label}. " + "; ".join(
+        f"{s.label}: " + ", ".join(f"{p.x:g} → {decimal(p.y / factor, lang)} {unit}"
+                                   for p in s.points)
         for s in series
     )
     xs = sorted({p.x for s in series for p in s.points})
-    # Two drawings, wide and phone-sized; the style sheet shows the one that fits.
-    svg = responsive_chart(series, title=title, x_label=x_label, y_label=y_label, x_ticks=xs,
-                           lang=lang, y_scale=factor, element_id=f"harness-plot-{group}-{y}",
-                           description=described)
-    caption = f"{word(lang, 'plot_short_' + y)}, {group}; {word(lang, 'log')}."
+    caption = f"{y_label}, {group}; {word(lang, 'log')}."
     if skipped:
         caption += f" {word(lang, 'skipped')}: {skipped}."
     if context.stale:
         caption += f" {word(lang, 'stale')}: {len(context.stale)}."
-    # Each drawing fits its column, so nothing scrolls: no focusable region is needed.
-    return (f'<figure class="harness-plot">{svg}'
-            f"<figcaption>{escape(caption)}</figcaption></figure>\n")
+    # One chart for every width: the browser lays out its text, nothing scrolls.
+    return line_chart(series, title=title, x_label=x_label, y_label=y_label, x_ticks=xs,
+                      lang=lang, y_scale=factor, element_id=f"harness-plot-{group}-{y}",
+                      description=described, caption=caption) + "\n"
 
 
 def measurements_view(context: Context, args: Mapping[str, str], where: str) -> str:

@@ -12,7 +12,7 @@ from harness.core.types import TrialSpec
 from harness.records.store import DeviceRecord, Records
 from harness.sources.trials import spec_sha256
 from harness.text.markdown import cell
-from harness.text.record_words import record_text
+from harness.text.record_words import memory_method_text
 from harness.text.words import word
 
 __all__ = ["Context", "row_environment", "threads_text"]
@@ -75,7 +75,7 @@ def row_environment(record: DeviceRecord, rows: list[TrialRow], lang: str, *,
     threads = [int(r.threads) for r in rows] or [env.threads if env else 1]
     name = (env.device_name if env else "") or record.device_key
     date = env.date[:10] if env else ""
-    methods = sorted({record_text(r.memory_method, lang) for r in rows if r.memory_method})
+    methods = sorted({memory_method_text(r.memory_method, lang) for r in rows if r.memory_method})
     parts = [name, threads_text(threads, lang), f"torch {record.torch_build}", date]
     if methods:
         parts.append(f"{word(lang, 'memory_method')}: {'; '.join(methods)}")

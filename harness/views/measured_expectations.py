@@ -16,7 +16,7 @@ from harness.core.types import TrialExpectation, TrialSpec
 from harness.records.store import DeviceRecord
 from harness.text.markdown import html_text
 from harness.text.numbers import compact, decimal, latency_text, unbroken
-from harness.text.words import word
+from harness.text.words import in_lang, word
 from harness.views.measured_context import Context
 
 __all__ = ["bare_loop_lines", "expectation_block", "expectation_claim"]
@@ -69,8 +69,7 @@ def expectation_block(context: Context, specs: list[TrialSpec],
             continue
         verdicts = ([_verdict(context, spec, expect, r) for r in records]
                     or [f"<em>{word(lang, 'missing')}</em>"])
-        derivation = (expect.derivation_en or expect.derivation) if lang == "en" \
-            else expect.derivation
+        derivation = in_lang(lang, {"es": expect.derivation, "en": expect.derivation_en})
         items.append(f"<li>{expectation_claim(spec, expect, lang)}: {'; '.join(verdicts)}"
                      f'<details class="harness-note"><summary>{word(lang, "derivation")}'
                      f"</summary><p>{html_text(derivation)}</p></details></li>")

@@ -23,7 +23,6 @@ from harness.text.numbers import (
     throughput_text,
     unbroken,
 )
-from harness.text.record_words import record_text
 from harness.text.words import word
 from harness.views.html_table import Cell
 
@@ -55,7 +54,8 @@ def field_text(spec: TrialSpec, row: TrialRow | None, name: str, lang: str, *,
     if name == "shape" and spec.workload.startswith("mlp"):
         return "→".join(str(width) for width in spec.shape)  # layer widths, not a tensor shape
     if name == "shape":
-        return record_text(shape_text(spec.shape), lang).replace("x", "×")
+        return shape_text(spec.shape).replace("x", "×") if spec.shape else word(
+            lang, "shape_scalar")
     if name == "synchronized" and "clock" in spec.params:  # a fixed-calls trial's clock
         return word(lang, f"clock_{spec.params['clock']}")
     if name == "synchronized":

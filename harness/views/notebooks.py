@@ -25,7 +25,7 @@ from harness.sources.pages import find_includes, find_markers
 from harness.sources.project import Project
 from harness.sources.trials import load_trials
 from harness.text.markdown import cell as markdown_text
-from harness.text.words import word
+from harness.text.words import in_lang, word
 from harness.views.claims import render_claim
 from harness.views.notebook_outputs import python_text, recorded_output
 
@@ -126,8 +126,7 @@ def _expected(expectation: Expectation, lang: str) -> str:
     """What an expectation asserts, written as Python writes it (``True``, ``6.0``), or
     for a ``raises`` one the exception's type and the stable part of its message."""
     if expectation.raises:
-        opening, closing = ("“", "”") if lang == "en" else ("«", "»")
-        message = (f" ({opening}{markdown_text(expectation.message)}{closing})"
+        message = (f" ({word(lang, 'quoted', text=markdown_text(expectation.message))})"
                    if expectation.message else "")
         return f"`{expectation.raises}`{message}"
     return f"`{python_text(expectation.value)}`"
@@ -136,7 +135,7 @@ def _expected(expectation: Expectation, lang: str) -> str:
 def _expectations_cell(project: Project, snippet_id: str, lang: str) -> str:
     lines = [f"**{word(lang, 'analytic')}**", ""]
     for e in project.expectations.get(snippet_id, []):
-        derivation = e.derivation_en if lang == "en" and e.derivation_en else e.derivation
+        derivation = in_lang(lang, {"es": e.derivation, "en": e.derivation_en})
         lines.append(f"- `{e.name}` = {_expected(e, lang)}: {derivation}")
     return "\n".join(lines)
 

@@ -23,7 +23,7 @@ from harness.core.types import Expectation, Observation, Snippet, Unchecked
 from harness.records.store import DeviceRecord, version_key
 from harness.text.markdown import cell, code, html_text
 from harness.text.numbers import scientific
-from harness.text.words import word
+from harness.text.words import in_lang, word
 from harness.views.html_table import Cell, Row, html_table
 
 __all__ = ["ObservedBlock", "breakable", "environment_line", "render_observed", "render_unchecked"]
@@ -46,7 +46,7 @@ def environment_line(record: DeviceRecord, lang: str, *, snippet: str, date: str
 class ObservedBlock:
     markdown: str
     stale: list[str]
-    """One message per stale observation, naming the record file and line."""
+    """One message for all of a snippet's stale observations, naming each file and line."""
 
 
 def breakable(code_html: str) -> str:
@@ -98,6 +98,21 @@ def _cell(expectation: Expectation, observation: Observation | None, snippet: Sn
             "failed")
 
 
+def _stale_message(snippet_id: str, stale: dict[str, list[tuple[str, str]]]) -> list[str]:
+    """One message for every build whose observations of the snippet are stale: the
+    contributor re-records each build named, once (not one message per build)."""
+    if not stale:
+        return []
+    first = next(iter(stale.values()))[0][0]
+    where = "; ".join(f"torch {build}: " + ", ".join(f"{line} ({name})" for line, name in places)
+                      for build, places in stale.items())
+    builds = " ".join(f"`TORCH=torch=={build.split('+')[0]} make record-examples`"
+                      for build in stale)
+    return [f"{first}: observation of {snippet_id!r} was recorded from other code in "
+            f"{len(stale)} record set(s) ({where}); record each again: {builds} "
+            "(CONTRIBUTING, «Adding an example», 6)"]
+
+
 def _label(record: DeviceRecord) -> str:
     return f"torch {record.torch_build} ({record.device_key})"
 
@@ -107,17 +122,16 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
     """The block of one example: one column per distinct observation across records."""
     columns = [r for r in records if r.observations_of(snippet.id)]
     cells: dict[str, list[tuple[str, str]]] = {}
-    stale: list[str] = []
+    stale: dict[str, list[tuple[str, str]]] = {}
+    """Per stale build, its stale observations' (file:line, name): one message lists all."""
     for record in columns:
         found = {(o.snippet, o.name): o for o in record.observations_of(snippet.id)}
         cells[_label(record)] = [_cell(e, found.get((e.snippet, e.name)), snippet, lang)
                                  for e in expectations]
         for e, (_, state) in zip(expectations, cells[_label(record)], strict=True):
             if state == "stale":
-                stale.append(f"{record.observation_lines[(e.snippet, e.name)]}: observation of "
-                             f"{e.snippet!r} ({e.name}) was recorded from other code; run "
-                             "`python -m harness record --only examples` with torch "
-                             f"{record.torch_build} (CONTRIBUTING, «Adding an example», 6)")
+                stale.setdefault(record.torch_build, []).append(
+                    (str(record.observation_lines[(e.snippet, e.name)]), e.name))
     merged: dict[tuple[str, ...], list[DeviceRecord]] = {}
     for record in columns:  # identical observed columns become one
         merged.setdefault(tuple(t for t, _ in cells[_label(record)]), []).append(record)
@@ -140,7 +154,7 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
     states = {label: [s for _, s in values] for label, values in cells.items()}
     body = [f"**{word(lang, 'derivation')}**", ""]
     for e in expectations:
-        text = e.derivation_en if lang == "en" and e.derivation_en else e.derivation
+        text = in_lang(lang, {"es": e.derivation, "en": e.derivation_en})
         # An expectation's text is data: escaped, never Markdown or HTML of its own.
         body.append(f"- {code(e.name)}: {cell(text)}{_tolerance_note(e, lang)}")
     body.append("")
@@ -179,12 +193,12 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
     else:
         markdown = (f'<details class="{kind} harness-observed" open markdown="1">\n'
                     f"<summary>{html_text(title)}</summary>\n{inner}\n</details>\n")
-    return ObservedBlock(markdown=markdown, stale=stale)
+    return ObservedBlock(markdown=markdown, stale=_stale_message(snippet.id, stale))
 
 
 def _builds(records: list[DeviceRecord], lang: str) -> str:
     """The torch builds of ``records`` as a reader scans them: oldest to newest, and from
-    three on as a range with its count («2.6.0+cu124–2.14.1+cu130, 4 compilaciones»)."""
+    three on as a range with its count («2.6.0+cu124–2.14.1+cu130, 4 versiones»)."""
     builds = sorted(dict.fromkeys(r.torch_build for r in records), key=version_key)
     if len(builds) < 3:
         return ", ".join(builds)
@@ -192,7 +206,8 @@ def _builds(records: list[DeviceRecord], lang: str) -> str:
 
 
 def _heading(expectations: list[Expectation], columns: list[DeviceRecord],
-             states: dict[str, list[str]], stale: list[str], lang: str) -> tuple[str, str]:
+             states: dict[str, list[str]], stale: dict[str, list[tuple[str, str]]],
+             lang: str) -> tuple[str, str]:
     """(admonition kind, one-line verdict)."""
     every = [s for values in states.values() for s in values]
     if stale:
@@ -235,5 +250,5 @@ def _tolerance_note(expectation: Expectation, lang: str) -> str:
 
 def render_unchecked(entry: Unchecked, lang: str) -> str:
     """The block for a snippet declared to have nothing to derive: the reason, shown."""
-    reason = entry.reason_en if lang == "en" and entry.reason_en else entry.reason
+    reason = in_lang(lang, {"es": entry.reason, "en": entry.reason_en})
     return f'!!! note harness-observed "{word(lang, "unchecked_title")}"\n\n    {cell(reason)}\n'

@@ -38,21 +38,33 @@ def _words(text: str) -> set[str]:
 @pytest.mark.parametrize("width", [1280, 390])
 def test_the_chart_fits_the_column_with_every_text_inside(open_page: Any, width: int) -> None:
     tab = open_page(PAGE, width=width)
-    charts = tab.evaluate("""[...document.querySelectorAll('figure.harness-drift-chart')]
-        .map(f => [...f.querySelectorAll('svg')].filter(s => s.getBoundingClientRect().width))
-        .map(shown => shown.map(svg => { const box = svg.getBoundingClientRect();
-            const texts = [...svg.querySelectorAll('text')].map(t => t.getBoundingClientRect());
-            return {id: svg.id, left: box.left, right: box.right,
-                    texts: texts.length, circles: svg.querySelectorAll('circle').length,
+    charts = tab.evaluate("""[...document.querySelectorAll('figure.harness-interval-chart')]
+        .map(f => { const box = f.getBoundingClientRect();
+            const texts = [...f.querySelectorAll('.harness-row-label, .harness-ticks-x li, p')]
+                .filter(t => !t.hidden).map(t => t.getBoundingClientRect());
+            const rows = [...f.querySelectorAll('.harness-interval-rows li')].map(li => [
+                li.querySelector('.harness-row-label').getBoundingClientRect(),
+                li.querySelector('.harness-track').getBoundingClientRect()]);
+            // Where the tick «1» points (its label is shifted by its own position) and
+            // where the rows draw 1: the axis and the bars share one scale.
+            const tick = [...f.querySelectorAll('.harness-ticks-x li')]
+                .find(t => t.textContent === '1'), at = tick.getBoundingClientRect();
+            const share = parseFloat(tick.style.getPropertyValue('--x')) / 100;
+            const one = f.querySelector('.harness-one').getBoundingClientRect().left;
+            return {left: box.left, right: box.right, texts: texts.length, rows: rows.length,
+                    offset: Math.abs(at.left + share * at.width - one),
+                    dots: f.querySelectorAll('.harness-dot').length,
+                    above: rows.filter(([l, t]) => l.bottom <= t.top + 1).length,
                     outside: texts.filter(r => r.left < box.left - 1 || r.right > box.right + 1
-                        || r.top < box.top - 1 || r.bottom > box.bottom + 1).length}; }))""")
+                        || r.top < box.top - 1 || r.bottom > box.bottom + 1).length}; })""")
     assert charts, "no drift chart on the page"
-    for shown in charts:
-        (chart,) = shown  # one drawing per width: the other is hidden
-        assert chart["id"].endswith("-phone" if width < 720 else "-wide"), chart
+    for chart in charts:
         assert chart["left"] >= 0 and chart["right"] <= width, chart
-        assert chart["circles"] > 0 and chart["texts"] > chart["circles"], chart
-        assert chart["outside"] == 0, chart
+        assert chart["dots"] == chart["rows"] > 0 and chart["texts"] > chart["rows"], chart
+        assert chart["outside"] == 0, str(chart)
+        assert chart["offset"] <= 2, chart
+        # On a phone each label sits above its bar, so the bars keep the whole width.
+        assert chart["above"] == (chart["rows"] if width < 720 else 0), chart
     assert tab.evaluate("document.documentElement.scrollWidth") <= width
 
 

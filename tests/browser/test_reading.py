@@ -100,16 +100,14 @@ def test_environment_table_is_sideways_and_spanish(open_page: Any) -> None:
 
 def test_plot_text_is_at_least_12px_and_lines_are_labelled(open_page: Any) -> None:
     tab = open_page("medir-pytorch/")
-    # The drawing that shows at this width (each chart has a wide and a phone drawing).
-    smallest = _eval(tab, """Math.min(...[...document.querySelectorAll('figure.harness-plot svg')]
-        .filter(s => s.getBoundingClientRect().width > 0)
-        .map(s => { const scale = s.getBoundingClientRect().width / s.viewBox.baseVal.width;
-                    return parseFloat(getComputedStyle(s).fontSize) * scale; }))""")
+    smallest = _eval(tab, """Math.min(...[...document.querySelectorAll(
+        'figure.harness-chart li, figure.harness-chart p, figure.harness-chart span')]
+        .map(t => parseFloat(getComputedStyle(t).fontSize)))""")
     assert smallest >= 12, smallest
-    labels = _eval(tab, "document.querySelectorAll('.harness-line-label').length")
+    labels = _eval(tab, "document.querySelectorAll('.harness-legend li').length")
     assert labels >= 2
-    assert tab.locator("figure.harness-plot", has_text="no cumple").count() >= 1
-    captions = _eval(tab, """[...document.querySelectorAll('figure.harness-plot figcaption')]
+    assert tab.locator("figure.harness-chart", has_text="no cumple").count() >= 1
+    captions = _eval(tab, """[...document.querySelectorAll('figure.harness-chart figcaption')]
         .map(c => c.getBoundingClientRect().height)""")
     assert max(captions) <= 60, captions
 

@@ -42,12 +42,23 @@ def _unknown_marker_id(root: Path) -> str:
             r"for harness:observed\. Did you mean 'que-es-pytorch/derivada_cuadrado'\?")
 
 
+def _spanish_id_typo(root: Path) -> str:
+    # The typo is on the Spanish page, so the advice must point there, not at the twin.
+    old = '<!-- harness:observed snippet="que-es-pytorch/derivada_cuadrado" -->'
+    line = inject(root / "docs/que-es-pytorch.md", old, old.replace("cuadrado", "cuadrao"))
+    return (rf"docs/que-es-pytorch\.md:{line}: has .*derivada_cuadrao.* in its place; "
+            r"docs/que-es-pytorch\.md names a snippet that does not exist: copy the line of "
+            r"docs/que-es-pytorch\.en\.md there")
+
+
 def _stale_record(root: Path) -> str:
     snippet = root / "snippets/que-es-pytorch/segundo_paso.py"
     snippet.write_text(snippet.read_text(encoding="utf-8") + "print(first_grad)\n",
                        encoding="utf-8")
+    # Every build that observed it is stale: one message names them all, with each command.
     return (r"results/[^/]+/cpu\.examples\.jsonl:\d+: observation of 'que-es-pytorch/segundo_paso'"
-            r" \(\w+\) was recorded from other code; run `python -m harness record")
+            r" was recorded from other code in [2-9] record set\(s\) \(torch .*; torch .*\); "
+            r"record each again: `TORCH=torch==[\d.]+ make record-examples` `TORCH=torch==")
 
 
 def _twin_missing_marker(root: Path) -> str:
@@ -108,6 +119,7 @@ def _quoted_include(root: Path) -> str:
 MISTAKES = {
     "bad-rtol": (_bad_rtol, "sources"),
     "unknown-marker-id": (_unknown_marker_id, "markers"),
+    "spanish-id-typo": (_spanish_id_typo, "sources"),
     "stale-record": (_stale_record, "markers"),
     "twin-missing-marker": (_twin_missing_marker, "sources"),
     "unmarked-prose": (_unmarked_prose, "seeds"),

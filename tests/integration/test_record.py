@@ -96,9 +96,9 @@ def test_unsupported_dtype_is_a_row_with_its_error(recorded) -> None:
     assert row["latency"] == "" and row["quality_pass"] == "false" and row["load_s"] != ""
 
 
-def test_recording_never_publishes_and_prints_the_step_that_does(recorded) -> None:
+def test_recording_never_vouches_and_prints_the_step_that_does(recorded) -> None:
     folder, _, stderr = recorded
-    assert not (folder.parent / "published.toml").exists()
+    assert not (folder.parent / "unsigned.sha256").exists()
     assert (f"run `python -m harness publish add {folder.name} cpu --results {folder.parent}`"
             in stderr)
 
@@ -119,7 +119,7 @@ def test_environment_is_written_per_run_and_loads(recorded) -> None:
         assert environment["run_id"] == run_id
         assert environment["torch_build"] == folder.name and environment["device_key"] == "cpu"
         assert environment["threads"] == 1 and environment["date"][:2] == "20"
-        assert environment["extra"]["memory_method"].startswith("VmHWM")
+        assert environment["extra"]["memory_method"].startswith("vmhwm-")  # a code
         # Two fresh processes a trial (the sample's [method]); CPU time beside each block.
         assert environment["extra"]["runs"] == 2
         for trial, first_calls in environment["extra"]["first_calls_s"].items():
@@ -264,7 +264,7 @@ def test_record_stores_nothing_observed_under_leaked_state_and_exits_non_zero(
     # The examples phase shows its progress, page by page.
     assert re.search(r"\] \d+/\d+ +[\d.]+ s  que-es-pytorch\.md  \d+ observed, \d+ FAILED",
                      done.stderr), done.stderr
-    assert "publish add" not in done.stderr  # the set is already listed
+    assert "publish add" not in done.stderr  # the set is still as the list vouches for it
     after = (root / "results" / build / "cpu.examples.jsonl").read_text()
     # No observation of that page was replaced (the leaking snippet changed, so its old ones
     # stay as they were, stale); the other pages' unchanged observations keep their date.

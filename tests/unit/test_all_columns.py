@@ -24,7 +24,7 @@ from harness.core.rows import CSV_HEADER
 from harness.records.rows import format_rows
 from harness.records.store import DeviceRecord, Records, load_all
 from harness.sources.trials import load_trials, workload_sources
-from harness.text.record_words import COLUMN_WORDS
+from harness.text.words import LANGS, catalogue
 from harness.views.all_columns import CSV_ONLY, SHOWN, all_columns
 from harness.views.measured_context import Context
 
@@ -58,8 +58,8 @@ def _lines(block: str) -> list[dict[str, str]]:
 
 def test_every_shown_column_has_a_label_and_every_label_a_column() -> None:
     assert set(SHOWN) | set(CSV_ONLY) == set(CSV_HEADER) and not set(SHOWN) & set(CSV_ONLY)
-    for lang, words in COLUMN_WORDS.items():
-        labels = {k.removeprefix("column_") for k in words if k.startswith("column_")}
+    for lang in LANGS:
+        labels = {k.removeprefix("column_") for k in catalogue(lang) if k.startswith("column_")}
         assert labels == set(SHOWN), lang
 
 

@@ -12,6 +12,7 @@ import csv
 import html
 import re
 import shutil
+from html import unescape
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ from support import SAMPLES
 from harness.core.errors import HarnessError, Location
 from harness.core.rows import ARTICLE_COLUMNS, CSV_HEADER
 from harness.core.types import TrialSpec
-from harness.records.published import add_set
+from harness.records.provenance import vouch
 from harness.records.store import Records, load_all
 from harness.records.validate import check_records
 from harness.sources.pages import Marker
@@ -155,7 +156,7 @@ def test_unknown_y_and_argument_are_errors(records, specs) -> None:
 def test_record_row_of_unknown_trial_names_record_line(records, specs, tmp_path) -> None:
     fewer = {name: spec for name, spec in specs.items() if name != "mm_bf16"}
     for record in records.items:
-        add_set(tmp_path / "results", record.torch_build, record.device_key)
+        vouch(tmp_path / "results", record.torch_build, record.device_key)
     project = Project(root=tmp_path, snippets={}, expectations={}, unchecked={})
     problems = check_records(records, project=project, specs=fewer,
                              results=project.root / "results")
@@ -171,20 +172,23 @@ def test_compare_versions_ratio_only_for_passing_rows(records, specs) -> None:
     assert '<td data-label="torch 2.14.1" class="harness-num">— (no cumple calidad)</td>' in markdown
 
 
-def test_plot_is_accessible_svg_with_localized_axes(records, specs) -> None:
+def test_plot_is_one_accessible_chart_with_localized_axes_and_units(records, specs) -> None:
     markdown, stale = render("plot", {"group": "mlp", "y": "latency"}, records, specs)
-    # Two drawings (wide, and phone-sized with a legend); nothing scrolls, so no region.
-    assert markdown.startswith('<figure class="harness-plot"><div class="harness-plot-pair">'
-                               '<svg xmlns="http://www.w3.org/2000/svg" role="img"')
-    assert markdown.count("<svg ") == 2 and 'id="harness-plot-mlp-latency-narrow"' in markdown
-    assert 'role="img"' in markdown and "<title>Latencia mediana por llamada · mlp</title>" in markdown
-    assert ">Tamaño de lote</text>" in markdown and "<figcaption>" in markdown
-    assert 'class="harness-line-label"' in markdown  # lines are labelled where they end
+    # One chart for every width; its text is HTML, described with its units.
+    assert markdown.startswith('<figure class="harness-chart" id="harness-plot-mlp-latency">'
+                               '<div class="harness-chart-box" role="img" aria-label="Latencia '
+                               'mediana por llamada · mlp" aria-describedby=')
+    assert '<p class="harness-axis-x">Tamaño de lote</p>' in markdown
+    read = unescape(markdown)
+    assert re.search(r"<figcaption>Latencia mediana por llamada \((µs|ms|s)\), mlp", read)
+    assert re.search(r'-desc" hidden>Tamaño de lote → Latencia mediana por llamada \(\w+\)\. '
+                     r"[^<]*→ \d+(,\d+)? (µs|ms|s)", read)
     assert "\n\n" not in markdown.strip()  # one HTML block: a blank line would end it
     assert stale and "mlp_b4" in stale[0]
     english, _ = render("plot", {"group": "matmul", "y": "throughput"}, records, specs, lang="en")
-    assert ">Size n (first dimension of the shape)</text>" in english
-    assert "bfloat16 · torch 2.14.1 · fails</text>" in english and 'stroke="#8C8C8C"' in english  # greyed
+    assert '<p class="harness-axis-x">Size n (first dimension of the shape)</p>' in unescape(english)
+    assert "<span>bfloat16 · torch 2.14.1 · fails</span>" in english
+    assert 'stroke="#8C8C8C"' in english  # greyed
     assert "Environment" not in english.split("<figcaption>")[1]
 
 

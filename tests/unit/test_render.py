@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import re
 from html import unescape
 from pathlib import Path
 
@@ -13,8 +12,6 @@ from harness.text.numbers import decimal
 from harness.views.environment import environment_table
 from harness.views.measured_context import Context, threads_text
 from harness.views.observed import render_observed
-from harness.views.svg import NARROW_WIDTH, Point, Series, svg_chart, text_width, tick_texts
-from harness.views.svg_marks import GREY, PALETTE, series_styles
 
 SNIPPET = Snippet(id="p/s", path=Path("snippets/p/s.py"), sha256="a" * 64)
 EXPECT = Expectation(snippet="p/s", name="g", value=6.0, derivation="2·3 = 6",
@@ -95,10 +92,21 @@ def test_stale_observation_is_marked_and_reported_with_its_line() -> None:
                             records=[record("2.13.0+cpu", 6.0, sha="b" * 64)], lang="en")
     assert "<strong>stale</strong> · " in block.markdown
     assert block.stale == [
-        "results/2.13.0+cpu/cpu.examples.jsonl:3: observation of 'p/s' (g) was recorded from "
-        "other code; run `python -m harness record --only examples` with torch 2.13.0+cpu "
-        "(CONTRIBUTING, «Adding an example», 6)"
+        "results/2.13.0+cpu/cpu.examples.jsonl:3: observation of 'p/s' was recorded from "
+        "other code in 1 record set(s) (torch 2.13.0+cpu: "
+        "results/2.13.0+cpu/cpu.examples.jsonl:3 (g)); record each again: "
+        "`TORCH=torch==2.13.0 make record-examples` (CONTRIBUTING, «Adding an example», 6)"
     ]
+
+
+def test_stale_observations_of_several_builds_are_one_message() -> None:
+    block = render_observed(snippet=SNIPPET, expectations=[EXPECT],
+                            records=[record("2.13.0+cpu", 6.0, sha="b" * 64),
+                                     record("2.14.1+cu130", 6.0, sha="b" * 64)], lang="en")
+    assert len(block.stale) == 1
+    assert "in 2 record set(s)" in block.stale[0]
+    assert ("`TORCH=torch==2.13.0 make record-examples` "
+            "`TORCH=torch==2.14.1 make record-examples`") in block.stale[0]
     assert "- <code>g</code>: 2·3 = 6 (en)" in block.markdown
 
 
@@ -116,81 +124,7 @@ def test_numbers_follow_the_language() -> None:
     assert decimal(1.234, "en") == "1.23"
 
 
-# --- charts and the environment table (issue 20: plots that fit, smaller layout defects) ---
-
-def _contrast(one: str, other: str) -> float:
-    """WCAG contrast ratio of two #rrggbb colours."""
-    def luminance(colour: str) -> float:
-        def channel(c: float) -> float:
-            return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
-        r, g, b = (channel(int(colour[i:i + 2], 16) / 255) for i in (1, 3, 5))
-        return 0.2126 * r + 0.7152 * g + 0.0722 * b
-    high, low = sorted((luminance(one), luminance(other)), reverse=True)
-    return (high + 0.05) / (low + 0.05)
-
-
-def test_every_series_colour_has_3_to_1_against_both_backgrounds() -> None:
-    for colour in (*PALETTE, GREY):  # white, and Material's slate background
-        assert _contrast(colour, "#ffffff") >= 3 and _contrast(colour, "#1e2129") >= 3, colour
-
-
-def test_no_two_series_share_colour_and_marker() -> None:
-    # Twelve series whose hints collide: four colours × three markers, then three failing
-    # series of one build, then two more asking for a pair already taken.
-    wanted = [(c, m, m, False) for c in range(4) for m in range(3)]
-    wanted += [(0, 1, 1, True)] * 3 + [(2, 0, 0, False), (2, 0, 0, False)]
-    styles = series_styles(wanted)
-    pairs = [(s.colour, s.marker) for s in styles]
-    assert len(set(pairs)) == len(pairs), pairs
-    assert [s.colour for s in styles[12:15]] == [GREY] * 3 and styles[12].dash == "4 3"
-    assert [s.marker for s in styles[:3]] == ["circle", "square", "triangle"]  # as asked
-
-
-def test_an_axis_keeps_one_tick_notation_in_the_page_language() -> None:
-    assert tick_texts([0.1, 1.0, 10.0, 100.0, 1000.0], lang="es") == ["0,1", "1", "10", "100",
-                                                                      "1000"]
-    # With a five-digit tick every four-digit one is grouped too: never 1000 beside 10 000.
-    assert tick_texts([1e3, 1e4, 1e5], lang="es") == ["1\u202f000", "10\u202f000", "100\u202f000"]
-    assert tick_texts([1e3, 1e4], lang="en") == ["1,000", "10,000"]
-    assert tick_texts([5e-5, 1e-4, 2e-4], lang="es", scale=1e-6) == ["50", "100", "200"]
-    # Past what plain numbers show well, the whole axis is in powers of ten, no "1e+06".
-    assert tick_texts([1e-7, 1e-6, 1e-5], lang="es") == ["10⁻⁷", "10⁻⁶", "10⁻⁵"]
-    assert tick_texts([1e5, 2e6], lang="en") == ["10⁵", "2×10⁶"]
-
-
-def _chart(*, narrow: bool, lang: str = "es") -> str:
-    series = [Series(label=f"float{bits} · torch 2.1{i}.0+cu130 · cuda-nvidia-h200",
-                     points=[Point(x=n, y=n * bits * (i + 1) * 1e6) for n in (256.0, 1024.0)],
-                     dash=i, colour=b)
-              for b, bits in enumerate((16, 32, 64)) for i in range(2)]
-    return svg_chart(series, title="t", x_label="Tamaño n (primera dimensión de la forma)",
-                     y_label="Rendimiento (TFLOP/s)", element_id="c", lang=lang,
-                     y_scale=1e12, narrow=narrow)
-
-
-def test_phone_chart_is_drawn_at_the_column_with_its_legend_under_the_plot() -> None:
-    svg = _chart(narrow=True)
-    width, height = map(float, re.search(r'viewBox="0 0 (\S+) (\S+)"', svg).groups())
-    assert width == NARROW_WIDTH and 'class="harness-chart-narrow"' in svg
-    plot = re.search(r'<rect x="(\S+)" y="(\S+)" width="(\S+)" height="(\S+)"', svg)
-    bottom = float(plot[2]) + float(plot[4])
-    labels = re.findall(r'<text class="harness-line-label" x="(\S+)" y="(\S+)"[^>]*>([^<]*)', svg)
-    assert len(labels) == 6 and all(float(y) > bottom + 30 for _, y, _ in labels)
-    # Each text's estimated box (its anchor, its width) lies inside the drawing.
-    for x, y, anchor, text in re.findall(
-            r'<text(?: class="[^"]*")? x="(\S+)" y="(\S+)"(?: text-anchor="(\w+)")?[^>]*>([^<]*)',
-            svg):
-        w = text_width(text)
-        left = float(x) - {"middle": w / 2, "end": w}.get(anchor, 0)
-        assert 0 <= left and left + w <= width and 0 < float(y) <= height, text
-
-
-def test_wide_chart_keeps_labels_at_line_ends_and_one_tick_notation() -> None:
-    svg = _chart(narrow=False, lang="en")
-    assert 'viewBox="0 0 688 ' in svg and "e+" not in svg
-    ticks = re.findall(r'class="harness-tick-y"[^>]*>([^<]*)<', svg)
-    assert ticks and all(re.fullmatch(r"[\d,.]+", t) for t in ticks), ticks
-
+# --- the environment table (issue 20: smaller layout defects); charts: test_charts.py ---
 
 def test_threads_are_said_in_words() -> None:
     assert threads_text([1, 2, 1], "es") == "1 o 2 hilos"

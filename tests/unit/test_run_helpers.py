@@ -10,7 +10,6 @@ import pytest
 from harness.core.types import Environment
 from harness.run.cpu_guard import QuietGuard
 from harness.run.peaks import bounded_fraction, gpu_peak, peak_for
-from harness.text.words import WORDS
 
 # FLOP per cycle by microarchitecture is tested in tests/unit/test_peaks.py.
 
@@ -56,24 +55,3 @@ def test_the_guard_counts_other_processes_cores() -> None:
     assert guard.others(start, (100 * cores, 50, 100)) == 0.0           # never negative
     assert guard.others(None, (1, 1, 1)) == 0.0                          # /proc unreadable
     assert guard.others(start, start) == 0.0                             # no time elapsed
-
-
-def test_every_word_exists_in_both_languages() -> None:
-    assert set(WORDS) == {"es", "en"}
-    missing = set(WORDS["es"]) ^ set(WORDS["en"])
-    assert not missing, f"keys in one language only: {sorted(missing)}"
-    assert all(text.strip() for table in WORDS.values() for text in table.values())
-
-
-@pytest.mark.parametrize(
-    ("low", "high", "expected"),
-    [
-        (1e-6, 1e-1, [1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1]),   # wide: whole decades only
-        (1.0, 100.0, [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0]),  # narrow: 1-2-5
-        (3.0, 4.0, [3.0, 4.0]),                                  # no 1-2-5 inside: 1..9
-    ],
-)
-def test_log_ticks_fit_the_range(low: float, high: float, expected: list[float]) -> None:
-    from harness.views.svg import log_ticks
-
-    assert log_ticks(low, high) == pytest.approx(expected)
