@@ -135,6 +135,10 @@ def compact_cells(row: TrialRow, spec: TrialSpec, env: Environment | None, lang:
     throughput = (unbroken(throughput_text(row.throughput, row.throughput_unit, lang))
                   if row.throughput else "—")
     memory = unbroken(bytes_text(row.memory, lang)) if row.memory else "—"
+    reserved = env.extra.get("memory_reserved", {}).get(row.trial) if env is not None else None
+    if isinstance(reserved, int):  # an accelerator's caching allocator, apart from allocated
+        shown = unbroken(f"{word(lang, 'memory_reserved_short')} {bytes_text(reserved, lang)}")
+        memory += f' <span class="harness-spread">{shown}</span>'
     return [Cell(html=mark + latency, numeric=True), Cell(html=throughput, numeric=True),
             Cell(html=peak_text(row, env, lang), numeric=True), Cell(html=memory, numeric=True),
             Cell(html=_quality(row, spec, lang), css="harness-quality")]

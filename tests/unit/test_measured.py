@@ -9,6 +9,7 @@ and must read as stale.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import html
 import re
 import shutil
@@ -253,3 +254,9 @@ def test_a_first_call_from_a_fresh_process_sits_beside_the_median(specs) -> None
     assert "1.ª\xa0llamada\xa02,50\xa0ms" in compact_cells(row, spec, fresh, "es", stale=False)[0].html
     # A first call timed after a warm-up (older records) is not shown as one.
     assert "llamada" not in compact_cells(row, spec, warmed, "es", stale=False)[0].html
+    # An accelerator's reserved peak is shown apart from the allocated one.
+    gpu = Environment(torch_build="2.13", device_key="cuda-x", device_name="g",
+                      extra={"memory_reserved": {spec.name: 2 * 1024 * 1024}})
+    memory = compact_cells(dataclasses.replace(row, memory=1024 * 1024), spec, gpu, "es",
+                           stale=False)[3].html
+    assert memory.startswith("1,00") and "reservada\xa02,00" in memory, memory
