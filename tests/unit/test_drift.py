@@ -20,7 +20,7 @@ from harness.core.errors import Location
 from harness.core.rows import TrialRow
 from harness.core.types import Environment, Expectation, Observation
 from harness.records.commit import commit_set
-from harness.records.drift import drift_report, trial_drift
+from harness.records.drift import drift_report, summaries, trial_drift
 from harness.records.drift_stats import (
     ALPHA,
     mann_whitney_cdf,
@@ -147,26 +147,33 @@ def test_false_verdicts_stay_under_5_percent_on_autocorrelated_runs(rho: float) 
     assert equivalent > 0 and changed > 50, (equivalent, changed)
 
 
-def test_the_committed_control_against_its_own_build_rarely_reads_changed() -> None:
-    """The same build recorded twice must read «cambió» in at most 5 % of its trials; a
-    record without enough runs reads «no concluyente», never a verdict it cannot prove."""
-    records = load_all(ROOT / "results", root=ROOT)
-    checked = changed = 0
-    for record in records.items:
+def control_verdicts(results: Path, root: Path | None = None) -> tuple[int, int, int]:
+    """(trials checked, of them with enough runs, of those read «cambió») when each
+    same-build control is compared with its own build by the interval alone (floor 1: the
+    control cannot be its own floor, which would make the check trust its input)."""
+    checked = decided = changed = 0
+    for record in load_all(results, root=root).items:
         for control in record.control_rows:
             main = record.row(control.trial)
             if main is None or main.failed or control.failed:
                 continue
-            twin = DeviceRecord(torch_build=record.torch_build + "-control",
-                                device_key=record.device_key,
-                                environments=record.environments, rows=[control])
-            found = trial_drift(control.trial, record.device_key, [record, twin],
-                                method=METHOD)
-            assert found.verdict in ("changed", "no-measurable-difference", "inconclusive")
-            if min(found.runs) < found.needed:
-                assert found.verdict == "inconclusive"
+            ours, again = summaries(record, main), summaries(record, control)
+            clock = "cpu" if ours.cpu and again.cpu else "wall"
+            verdict, _ = timing_verdict(ours.on(clock), [again.on(clock)], floor=1.0,
+                                        margin=METHOD.margin)
             checked += 1
-            changed += found.verdict == "changed"
+            if min(len(ours.on(clock)), len(again.on(clock))) < runs_needed(1):
+                assert verdict == "inconclusive"  # too few runs: no verdict it cannot prove
+                continue
+            decided += 1
+            changed += verdict == "changed"
+    return checked, decided, changed
+
+
+def test_the_committed_control_against_its_own_build_rarely_reads_changed() -> None:
+    """The same build recorded twice must read «cambió» in at most 5 % of its trials; a
+    record without enough runs reads «no concluyente», never a verdict it cannot prove."""
+    checked, decided, changed = control_verdicts(ROOT / "results", ROOT)
     assert checked >= 20, "the committed records hold a same-build control"
     assert changed <= 0.05 * checked, f"{changed} of {checked} trials read «cambió»"
 
