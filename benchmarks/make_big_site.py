@@ -33,7 +33,7 @@ __all__ = ["ARTICLES", "make_big_site"]
 
 ROOT = Path(__file__).resolve().parent.parent
 #: What a build of the site reads (the harness itself is the installed package).
-SITE = ("docs", "snippets", "results", "overrides", "mkdocs.yml")
+SITE = ("docs", "snippets", "trials", "results", "overrides", "mkdocs.yml")
 
 
 def articles(root: Path = ROOT) -> list[str]:

@@ -33,9 +33,9 @@ NOTEBOOK_OPTIONS = {
     "custom_mathjax_url": "", "toc_depth": 6, "ignore_h1_titles": True,
 }
 #: What a copy of the project needs to build and to run its page examples.
-COPIED = ("docs", "snippets", "results", "overrides", "mkdocs.yml", "conftest.py")
+COPIED = ("docs", "snippets", "trials", "results", "overrides", "mkdocs.yml", "conftest.py")
 #: What a copy of the project needs to be served (`mkdocs serve` runs its harness plugin).
-SERVED = ("docs", "snippets", "results", "overrides", "harness", "mkdocs.yml")
+SERVED = ("docs", "snippets", "trials", "results", "overrides", "harness", "mkdocs.yml")
 #: Debian's Chromium, headless, as the browser tests and the serve benchmark drive it.
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]

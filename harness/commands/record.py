@@ -24,7 +24,6 @@ from harness.core.errors import relative
 from harness.core.types import DEVICE_TYPES
 from harness.records.files import locked
 from harness.records.provenance import set_files, unsigned_entries, verify_set
-from harness.sources.trials import TRIALS_FILE
 
 __all__ = ["NOTHING_RECORDED", "configure", "report", "run"]
 
@@ -49,8 +48,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="record only these trials (regardless of --quick)")
     parser.add_argument("--groups", nargs="+", metavar="GROUP",
                         help="record only the trials of these groups (regardless of --quick)")
-    parser.add_argument("--trials-file", type=Path, default=TRIALS_FILE,
-                        help="trial declarations (default: harness/trials.toml)")
+    parser.add_argument("--trials-file", type=Path,
+                        help="trial declarations (default: trials/trials.toml of the checkout)")
+    parser.add_argument("--workloads", type=Path,
+                        help="the trials' workload functions (default: trials/workloads.py of "
+                             "the checkout)")
     parser.add_argument("--quiet-guard", action="store_true",
                         help="before each trial wait for other processes to leave the CPUs, "
                              f"and measure a trial again (up to {GUARD_TRIES} times) when "
@@ -66,7 +68,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "and the control interleaved in one job, with one "
                              "HARNESS_RECORD_SESSION)")
     parser.add_argument("--min-run-time", type=seconds, metavar="S",
-                        help="steady-state seconds per trial (default: 0.5 quick, 1.0 full)")
+                        help="steady-state seconds per trial and run (default: 0.5 quick, "
+                             "1.0 full)")
+    parser.add_argument("--runs", type=int, metavar="N",
+                        help="fresh processes per trial (default: [method] runs of the "
+                             "trials file); the drift verdict counts runs, not blocks")
+    parser.add_argument("--instructions", action="store_true",
+                        help="also count instructions per call with callgrind (valgrind) for "
+                             "the trials [method] instructions names (~100 s each)")
 
 
 def report(plan: RecordPlan, outcome: Outcome) -> int:

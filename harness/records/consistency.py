@@ -133,7 +133,7 @@ def spec_problems(rows: list[TrialRow], specs: dict[str, TrialSpec],
     problems = []
     for row in (r for r in rows if r.trial in specs):
         spec = specs[row.trial]
-        where = spec.location or "harness/trials.toml"
+        where = spec.location or "trials/trials.toml"
         if device_type not in spec.devices:
             problems.append(f"{row.location}: trial {row.trial!r} runs on {', '.join(spec.devices)}"
                             f" only ({where}), yet this {device_type} record holds a row of it")

@@ -70,7 +70,7 @@ def check_records(
             if row.trial not in specs:
                 problems.append(
                     f"{row.location}: record names unknown trial {row.trial!r} (not in "
-                    f"harness/trials.toml).{suggest(row.trial, specs)}"
+                    f"trials/trials.toml).{suggest(row.trial, specs)}"
                 )
         for (snippet, name), where in record.observation_lines.items():
             expectation = expectations.get((snippet, name))

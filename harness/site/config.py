@@ -12,3 +12,7 @@ __all__ = ["HarnessConfig"]
 class HarnessConfig(base.Config):  # type: ignore[no-untyped-call]  # mkdocs untyped
     results = c.Type(str, default="results")
     """Folder of the records, relative to mkdocs.yml."""
+    trials = c.Type(str, default="trials/trials.toml")
+    """The site's measured trials (content, not code), relative to mkdocs.yml."""
+    workloads = c.Type(str, default="trials/workloads.py")
+    """The trials' workload functions, relative to mkdocs.yml."""

@@ -83,7 +83,8 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
         results = root / self.config.results
         try:
             project = Project.load(root)
-            specs = load_trials()
+            workloads = root / self.config.workloads
+            specs = load_trials(root / self.config.trials, root=root, workloads=workloads)
             records = load_all(results, root=root)
             problems = [p.message for p in check_project(project)]
             problems += check_records(records, project=project, specs=specs, results=results)
@@ -91,7 +92,7 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
         except HarnessError as exc:
             raise PluginError(str(exc)) from None
         self.site = Site(project=project, records=records, specs=specs,
-                         sources=workload_sources(),
+                         sources=workload_sources(workloads=workloads),
                          colab=colab_base(config.repo_url, config.edit_uri, config.docs_dir))
         jupyter = config.plugins.get("mkdocs-jupyter")
         if jupyter is not None:
@@ -133,7 +134,8 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
         """`mkdocs serve` rebuilds when a snippet, a record, the trials or the harness
         change, not only the pages (the preview is not strict: see mkdocs.yml)."""
         root = Path(config.config_file_path).resolve().parent
-        for folder in (root / "snippets", root / self.config.results, root / "harness"):
+        for folder in (root / "snippets", root / self.config.results, root / "harness",
+                       (root / self.config.trials).parent):
             if folder.is_dir():
                 server.watch(str(folder))
         return server

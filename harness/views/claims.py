@@ -40,7 +40,10 @@ def _listed(values: tuple[str, ...], lang: str, sep: str | None) -> str:
     numbers = [_number(v, lang) for v in values]
     if sep is not None:
         return cell(sep).join(cell(n) for n in numbers)
-    shown = [cell(n) if n[:1].isdigit() else code(n) for n in numbers]
+    # A speed claim's value names its sizes: «`bfloat16` (256×256, 512×512)».
+    shown = [cell(n) if n[:1].isdigit() else
+             code(n.partition(" (")[0]) + (f" ({cell(n.partition(' (')[2])}" if " (" in n else "")
+             for n in numbers]
     if not shown:
         return word(lang, "claim_none")
     if len(shown) == 1:

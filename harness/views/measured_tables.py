@@ -171,7 +171,7 @@ def _ratio_summary(rows: list[Row], title: str, lang: str) -> str:
 
 
 def compare_versions(context: Context, group: str) -> str:
-    """Per device: each trial's latency relative to the oldest recorded build. The
+    """Per device: each trial's latency relative to the oldest build with its trials. The
     figures themselves are in the group's table; only the ratio is new here."""
     lang = context.lang
     keys = sorted({r.device_key for r in context.records.items if context.group_rows(r, group)},
@@ -180,7 +180,10 @@ def compare_versions(context: Context, group: str) -> str:
         return f"<p><em>{word(lang, 'missing')}</em></p>\n"
     parts: list[str] = []
     for key in keys:
-        records = [r for r in context.records.items if r.device_key == key]
+        # The base is the oldest build with this group's trials on the key: an examples-only
+        # set (no rows) has nothing to compare.
+        records = [r for r in context.records.items
+                   if r.device_key == key and context.group_rows(r, group)]
         base = records[0]
         title = f"<strong>{word(lang, key.split('-', 1)[0])}</strong> ({html_text(key)})"
         if len(records) < 2:

@@ -157,13 +157,13 @@ def _peak_fraction_raised(project: Path) -> str:
 def _tolerance_raised(project: Path) -> str:
     csv, line = _gpu_row(project, "matmul_8192_bfloat16", tolerance="0.01", quality_pass="true")
     return (rf"{_shown(project, csv)}:{line}: trial 'matmul_8192_bfloat16' has tolerance = "
-            r"0\.01, but harness/trials\.toml:\d+ declares tolerance = 0\.001")
+            r"0\.01, but trials/trials\.toml:\d+ declares tolerance = 0\.001")
 
 
 def _cpu_trial_in_gpu_record(project: Path) -> str:
     csv, line = _gpu_row(project, "matmul_1024_float32", trial="threads_matmul_1024_float32_t1")
     return (rf"{_shown(project, csv)}:{line}: trial 'threads_matmul_1024_float32_t1' runs on "
-            r"cpu only \(harness/trials\.toml:\d+\), yet this cuda record holds a row of it")
+            r"cpu only \(trials/trials\.toml:\d+\), yet this cuda record holds a row of it")
 
 
 def _lookalike_build(project: Path) -> str:

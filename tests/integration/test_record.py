@@ -124,9 +124,17 @@ def test_environment_is_written_per_run_and_loads(recorded) -> None:
         assert environment["torch_build"] == folder.name and environment["device_key"] == "cpu"
         assert environment["threads"] == 1 and environment["date"][:2] == "20"
         assert environment["extra"]["memory_method"].startswith("vmhwm-")  # a code
+        # Two fresh processes a trial (the sample's [method]); CPU time beside each block.
+        assert environment["extra"]["runs"] == 2
+        for trial, first_calls in environment["extra"]["first_calls_s"].items():
+            assert len(first_calls) == 2 and not rows[trial]["error"], trial
     (item,) = load_all(folder.parent).items  # the store accepts what the command wrote
     assert len(item.rows) == 3 and set(item.environments) == set(runs)
     assert all(len(row.samples_s) == row.repeats for row in item.rows if row.latency)
+    for row in item.rows:
+        if row.latency:
+            cpu = item.environment_of(row.run_id).extra["thread_cpu_s"][row.trial]
+            assert len(cpu) == len(row.samples_s) == 2 * 3
 
 
 def test_unknown_trial_fails_before_importing_torch(tmp_path: Path) -> None:

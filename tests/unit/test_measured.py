@@ -2,13 +2,15 @@
 
 The samples hold ``@fresh`` where a row's spec hash belongs: the fixture stamps
 the current hash of tests/samples/trials/pages.toml's spec there, so the rows
-stay fresh however harness/run/workloads.py changes; ``mlp_b4`` keeps an old hash
+stay fresh however trials/workloads.py changes; ``mlp_b4`` keeps an old hash
 and must read as stale.
 """
 
 from __future__ import annotations
 
 import csv
+import dataclasses
+import html
 import re
 import shutil
 from html import unescape
@@ -211,3 +213,52 @@ def test_environment_lists_every_record(records, specs) -> None:
             '<td><span class="harness-unbroken">2026-02-20</span></td>') in markdown
     empty, _ = render("environment", {}, Records(items=[]), specs)
     assert empty.strip() == "*sin medición*"
+
+
+def test_site_tables_read_the_records_that_made_their_figures() -> None:
+    """On the committed records: the cross-version table's base is the oldest build with
+    trials on the device (not an examples-only set), and the environment table names
+    every processor whose runs produced a shown figure, and whether TF32 was allowed."""
+    from support import ROOT
+
+    records = load_all(ROOT / "results", root=ROOT)
+    site_specs = load_trials()
+    versions, _ = render("compare-versions", {"group": "matmul"}, records, site_specs)
+    with_rows = [r for r in records.items if r.device_type == "cpu" and r.rows]
+    assert len(with_rows) >= 2
+    assert f"torch {with_rows[0].torch_build} (" in versions  # the caption's base
+    assert "ensayos comparables" in versions
+    shown = {records.items[i].environment_of(x.run_id).device_name
+             for i in range(len(records.items))
+             for x in [*records.items[i].rows, *records.items[i].observations]}
+    table, _ = render("environment", {}, records, site_specs)
+    table = html.unescape(table)
+    assert len(shown) > 1
+    for name in shown:
+        assert name in table, name
+    assert "TF32" in table
+
+
+def test_a_first_call_from_a_fresh_process_sits_beside_the_median(specs) -> None:
+    from harness.core.rows import TrialRow
+    from harness.core.types import Environment
+    from harness.views.measured_row import compact_cells
+
+    spec = next(iter(specs.values()))
+    row = TrialRow(trial=spec.name, torch_build="2.13", device="cpu", dtype="float32",
+                   shape="4x4", batch=1, task="compute", threads=1, tolerance=1e-3,
+                   spec_sha256="h", synchronized=True, run_id="r", latency=1e-3,
+                   first_call_s=2.5e-3, samples_s=(1e-3, 1e-3), repeats=2,
+                   iqr_over_median=0.0, quality_pass=True, quality_error=0.0)
+    fresh = Environment(torch_build="2.13", device_key="cpu", device_name="c",
+                        extra={"first_call": "fresh process"})
+    warmed = Environment(torch_build="2.13", device_key="cpu", device_name="c")
+    assert "1.ª\xa0llamada\xa02,50\xa0ms" in compact_cells(row, spec, fresh, "es", stale=False)[0].html
+    # A first call timed after a warm-up (older records) is not shown as one.
+    assert "llamada" not in compact_cells(row, spec, warmed, "es", stale=False)[0].html
+    # An accelerator's reserved peak is shown apart from the allocated one.
+    gpu = Environment(torch_build="2.13", device_key="cuda-x", device_name="g",
+                      extra={"memory_reserved": {spec.name: 2 * 1024 * 1024}})
+    memory = compact_cells(dataclasses.replace(row, memory=1024 * 1024), spec, gpu, "es",
+                           stale=False)[3].html
+    assert memory.startswith("1,00") and "reservada\xa02,00" in memory, memory

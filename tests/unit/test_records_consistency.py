@@ -116,7 +116,7 @@ def test_threads_against_the_trial_and_a_missing_row_of_the_runs_trials(tmp_path
     text = paths.rows.read_text()
     found = problems(tmp_path)
     assert any("results/2.13.0+cpu/cpu.csv:2: trial 'mm' has threads = 4, but "
-               "harness/trials.toml declares threads = 1" in p for p in found), found
+               "trials/trials.toml declares threads = 1" in p for p in found), found
     # Deleting a (failing) row keeps every cell valid; the run's trials still name it.
     paths.rows.write_text("\n".join(text.splitlines()[:2]) + "\n")
     assert any("run 'r1' measured 2 trial(s)" in p and "no row of 'other'" in p
@@ -139,7 +139,7 @@ def _spec(**extra: object) -> dict[str, TrialSpec]:
 
 
 @pytest.mark.parametrize(("specs", "device", "message"), [
-    (_spec(tolerance=1e-2), "cpu", "has tolerance = 0.001, but harness/trials.toml declares "
+    (_spec(tolerance=1e-2), "cpu", "has tolerance = 0.001, but trials/trials.toml declares "
                                    "tolerance = 0.01"),
     (_spec(dtype="bfloat16"), "cpu", "has dtype = 'float32', but .* declares dtype = 'bfloat16'"),
     (_spec(shape=(8, 8)), "cpu", "has shape = '4x4', but .* declares shape = '8x8'"),
