@@ -79,20 +79,30 @@ def pages_with_code(project: Project) -> list[Path]:
 
 
 def _plain_markdown(text: str) -> str:
-    """Material-only syntax made readable in Jupyter: admonitions become quotes."""
+    """Material-only syntax made readable in Jupyter: admonitions become quotes, a
+    nested one a quote inside its quote; a fence keeps its lines as they are."""
     out: list[str] = []
-    in_admonition = False
+    depth = 0  # open admonitions: each one's body is indented four more spaces
+    fence = ""  # the closing fence of the fenced block we are in, if any
     for line in text.splitlines():
-        match = _ADMONITION.match(line)
+        indent = len(line) - len(line.lstrip(" "))
+        if line.strip() and not fence:
+            depth = min(depth, indent // 4)
+        body = line[4 * depth:] if line.strip() else ""
+        quote = "> " * depth
+        match = None if fence else _ADMONITION.match(body)
         if match:
-            in_admonition = True
-            out.append(f"> **{match['title']}**" if match["title"] else ">")
+            out.append(quote + (f"> **{match['title']}**" if match["title"] else ">"))
+            depth += 1
             continue
-        if in_admonition and (line.startswith("    ") or not line.strip()):
-            out.append("> " + line[4:] if line.strip() else ">")
-            continue
-        in_admonition = False
-        out.append(_ATTRS.sub("", line))
+        opened = re.match(r"(`{3,}|~{3,})", body)
+        if fence:
+            fence = "" if body.strip() == fence else fence
+        elif opened:
+            fence = opened[1]
+        else:
+            body = _ATTRS.sub("", body)
+        out.append((quote + body).rstrip())
     # A notebook page sits at cuadernos/<slug>/: links to pages go up two levels.
     return _PAGE_LINK.sub(_site_link, "\n".join(out)).strip("\n")
 
@@ -156,9 +166,14 @@ def build_notebook(project: Project, page: Path, records: Records) -> dict[str, 
         source = snippet.path.read_text(encoding="utf-8")
         output = recorded_output(snippet, project.expectations.get(snippet.id, []),
                                  records.items, lang)
-        cell = (_code_cell(source, output) if snippet.language == "py"
-                else _markdown_cell(f"```{snippet.language}\n{source.rstrip()}\n```"))
-        spans.append((include.start, include.end, cell))
+        if snippet.language != "py":  # shown as text, indented like its fence: a fold
+            line = text[include.start:text.find("\n", include.start)]  # it sits in stays one
+            indent = line[:len(line) - len(line.lstrip(" "))]
+            fenced = f"```{snippet.language}\n{source.rstrip()}\n```"
+            spans.append((include.start, include.end,
+                          "".join(indent + line for line in fenced.splitlines(True))))
+            continue
+        spans.append((include.start, include.end, _code_cell(source, output)))
     for marker in find_markers(text, shown):
         if marker.kind == "observed":
             note = _expectations_cell(project, marker.args.get("snippet", ""), lang)
