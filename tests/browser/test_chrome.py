@@ -87,7 +87,7 @@ def test_no_page_names_an_alternate_material_would_probe(built_site: Path) -> No
     assert not tagged, tagged
 
 
-def test_404_is_wholly_spanish(page: Any, site_url: str) -> None:
+def test_404_is_spanish_with_an_english_section(page: Any, site_url: str) -> None:
     page.goto(site_url + "404.html", wait_until="load")
     assert page.evaluate("document.documentElement.lang") == "es"
     nav = page.evaluate("""[...document.querySelectorAll(
@@ -101,6 +101,11 @@ def test_404_is_wholly_spanish(page: Any, site_url: str) -> None:
         .map(a => ({href: a.href, lang: a.getAttribute('hreflang') || '',
                     switch: a.classList.contains('md-select__link')}))""")
     into_english = [a for a in links if a["href"].startswith(site_url + "en/")]
+    # Issue 28: one English section, its own lang, leads to the English pages.
+    english = page.evaluate("""[...document.querySelectorAll('section[lang=en] a[href]')]
+        .map(a => a.href)""")
+    assert english and all(href.startswith(site_url + "en/") for href in english), english
+    into_english = [a for a in into_english if a["href"] not in english]
     assert into_english == [{"href": site_url + "en/", "lang": "en", "switch": True}], into_english
     spanish = [a for a in links if a["switch"] and a["lang"] == "es"]
     assert [a["href"] for a in spanish] == [site_url], spanish

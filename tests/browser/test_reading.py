@@ -69,7 +69,7 @@ def test_numbers_right_aligned_with_nbsp_and_failing_rows_tinted(open_page: Any)
 
 
 def test_first_column_stays_in_view_when_scrolled(open_page: Any) -> None:
-    tab = open_page("medir-pytorch/", width=700)
+    tab = open_page("medir-pytorch-registros/", width=700)
     moved = _eval(tab, """(() => { const w = document.querySelector('.harness-env')
         .closest('.harness-scroll'); w.scrollLeft = 200;
         const th = w.querySelector('tbody th'); return [th.getBoundingClientRect().left,
@@ -87,7 +87,7 @@ def test_phone_shows_latency_and_quality_without_scrolling(open_page: Any) -> No
 
 
 def test_environment_table_is_sideways_and_spanish(open_page: Any) -> None:
-    tab = open_page("medir-pytorch/")
+    tab = open_page("medir-pytorch-registros/")
     shape = _eval(tab, """(() => { const t = document.querySelector('table.harness-env');
         return [t.tBodies[0].rows.length, t.tHead.rows[0].cells.length, t.innerText,
                 Math.max(...[...t.tBodies[0].rows].map(r => r.getBoundingClientRect().height))];
@@ -99,7 +99,7 @@ def test_environment_table_is_sideways_and_spanish(open_page: Any) -> None:
 
 
 def test_plot_text_is_at_least_12px_and_lines_are_labelled(open_page: Any) -> None:
-    tab = open_page("medir-pytorch/")
+    tab = open_page("medir-pytorch-registros/")
     # The drawing that shows at this width (each chart has a wide and a phone drawing).
     smallest = _eval(tab, """Math.min(...[...document.querySelectorAll('figure.harness-plot svg')]
         .filter(s => s.getBoundingClientRect().width > 0)
