@@ -78,11 +78,12 @@ def pages_with_code(project: Project) -> list[Path]:
     ]
 
 
-def _plain_markdown(text: str) -> str:
+def _plain_markdown(text: str, depth: int = 0) -> str:
     """Material-only syntax made readable in Jupyter: admonitions become quotes, a
-    nested one a quote inside its quote; a fence keeps its lines as they are."""
+    nested one a quote inside its quote; a fence keeps its lines as they are. ``depth``:
+    the admonitions already open where ``text`` starts (text after a code cell that
+    sits in a fold goes on as that fold's quote)."""
     out: list[str] = []
-    depth = 0  # open admonitions: each one's body is indented four more spaces
     fence = ""  # the closing fence of the fenced block we are in, if any
     for line in text.splitlines():
         indent = len(line) - len(line.lstrip(" "))
@@ -192,20 +193,22 @@ def build_notebook(project: Project, page: Path, records: Records) -> dict[str, 
         spans.append((marker.start, marker.end, note))
     cells: list[dict[str, Any]] = []
     position = front.end() if front else 0
-    pending = ""
+    pending, depth = "", 0
     for start, end, piece in sorted(spans, key=lambda s: s[0]):
         pending += text[position:start]
+        line = text[text.rfind("\n", 0, start) + 1:text.find("\n", start)]
+        indent = len(line) - len(line.lstrip(" "))  # a marker or fence inside a fold
         if isinstance(piece, str):
-            pending += piece
+            pending += piece.replace("\n", "\n" + " " * indent)
         else:
-            if _plain_markdown(pending):
-                cells.append(_markdown_cell(_plain_markdown(pending)))
-            pending = ""
+            if _plain_markdown(pending, depth):
+                cells.append(_markdown_cell(_plain_markdown(pending, depth)))
+            pending, depth = "", indent // 4  # the text after goes on in the code's fold
             cells.append(piece)
         position = end
     pending += text[position:]
-    if _plain_markdown(pending):
-        cells.append(_markdown_cell(_plain_markdown(pending)))
+    if _plain_markdown(pending, depth):
+        cells.append(_markdown_cell(_plain_markdown(pending, depth)))
     _number_executed(cells)
     note = _NOTES[lang].format(page=page.name)
     if any(c["cell_type"] == "code" and c["outputs"] for c in cells):
