@@ -167,12 +167,9 @@ def build_notebook(project: Project, page: Path, records: Records) -> dict[str, 
         source = snippet.path.read_text(encoding="utf-8")
         output = recorded_output(snippet, project.expectations.get(snippet.id, []),
                                  records.items, lang)
-        if snippet.language != "py":  # shown as text, indented like its fence: a fold
-            line = text[include.start:text.find("\n", include.start)]  # it sits in stays one
-            indent = line[:len(line) - len(line.lstrip(" "))]
-            fenced = f"```{snippet.language}\n{source.rstrip()}\n```"
+        if snippet.language != "py":  # shown as text: a fold it sits in stays one
             spans.append((include.start, include.end,
-                          "".join(indent + line for line in fenced.splitlines(True))))
+                          f"```{snippet.language}\n{source.rstrip()}\n```"))
             continue
         spans.append((include.start, include.end, _code_cell(source, output)))
     for marker in find_markers(text, shown):
@@ -196,10 +193,12 @@ def build_notebook(project: Project, page: Path, records: Records) -> dict[str, 
     pending, depth = "", 0
     for start, end, piece in sorted(spans, key=lambda s: s[0]):
         pending += text[position:start]
-        line = text[text.rfind("\n", 0, start) + 1:text.find("\n", start)]
-        indent = len(line) - len(line.lstrip(" "))  # a marker or fence inside a fold
-        if isinstance(piece, str):
-            pending += piece.replace("\n", "\n" + " " * indent)
+        line_start = text.rfind("\n", 0, start) + 1
+        here = text[line_start:text.find("\n", start)]
+        indent = len(here) - len(here.lstrip(" "))  # a marker or fence inside a fold
+        if isinstance(piece, str):  # indented like its marker or fence, every line
+            first = " " * indent if start == line_start else ""
+            pending += first + piece.replace("\n", "\n" + " " * indent)
         else:
             if _plain_markdown(pending, depth):
                 cells.append(_markdown_cell(_plain_markdown(pending, depth)))
