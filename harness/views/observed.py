@@ -132,7 +132,8 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
         f"{word(lang, 'observed')} · " + ", ".join(html_text(_label(r)) for r in group)
         if group and len(groups) > 1 else word(lang, "observed") for group in groups]
     missing = f"<em>{word(lang, 'missing')}</em>"
-    rows = [Row(cells=[Cell(html=breakable(code(e.name))),
+    # The name heads its own line on a phone: it needs no break points either.
+    rows = [Row(cells=[Cell(html=code(e.name)),
                        Cell(html=_analytic(e))]
                 + [Cell(html=key[index]) for key in merged]
                 + ([Cell(html=missing)] if absent or not merged else []))
@@ -164,8 +165,10 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
             dates = [o.date for o in record.observations_of(snippet.id) if o.date]
             where = environment_line(record, lang, snippet=snippet.id,
                                      date=max(dates, default=""))
+            # A snippet id is short enough for a phone's line: no break points (each
+            # <wbr> is an element, and Medir's DOM stays under 1,500; issue 28).
             body.append(f"- {where} · "
-                        f"{word(lang, 'snippet')} {breakable(code(snippet.id))} "
+                        f"{word(lang, 'snippet')} {code(snippet.id)} "
                         f"{code('sha256:' + snippet.sha256[:12])}")
     else:
         body.append(word(lang, "no_output"))

@@ -43,6 +43,45 @@ def test_medir_is_40_percent_shorter_and_compact_tables_fit(open_page: Any) -> N
             assert key in text, (key, text)
 
 
+#: Issue 28's phone budget for Medir: its height, Lighthouse's dom-size, and the share of
+#: its visible characters at body size (small type is for provenance only).
+MEDIR_PHONE_PX, MEDIR_ELEMENTS, BODY_SHARE = 8_000, 1_500, 0.60
+
+
+def test_medir_reads_as_a_lesson_on_a_phone(browser: Any, site_url: str) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
+                                  has_touch=True, locale="es-ES")
+    context.route("https://api.github.com/**", lambda route: route.fulfill(
+        status=200, body="{}", content_type="application/json"))
+    tab = context.new_page()
+    try:
+        for path in ("medir-pytorch/", "en/medir-pytorch/"):
+            tab.goto(site_url + path, wait_until="load")
+            height, elements, body, total = _eval(tab, """(() => {
+                const walk = document.createTreeWalker(document.querySelector('article'),
+                                                       NodeFilter.SHOW_TEXT);
+                let body = 0, total = 0, node;
+                while ((node = walk.nextNode())) {
+                    const n = node.data.replace(/\\s+/g, '').length, el = node.parentElement;
+                    if (!n || !el.checkVisibility({visibilityProperty: true})) continue;
+                    total += n;
+                    if (parseFloat(getComputedStyle(el).fontSize) >= 15.5) body += n;
+                }
+                return [document.documentElement.scrollHeight,
+                        document.querySelectorAll('*').length, body, total]; })()""")
+            assert height <= MEDIR_PHONE_PX, (path, height)
+            assert elements < MEDIR_ELEMENTS, (path, elements)
+            assert body / total >= BODY_SHARE, (path, body, total)
+            # Every result links to its evidence, one tap away, on the records page.
+            links = _eval(tab, """[...document.querySelectorAll('article a[href*="registros"]')]
+                .map(a => a.getAttribute('href'))""")
+            for anchor in ("#sync", "#sync-calls", "#mlp", "#matmul", "#autograd", "#threads",
+                           "#versiones", "#cabecera"):
+                assert any(link.endswith(anchor) for link in links), (path, anchor, links)
+    finally:
+        context.close()
+
+
 def test_compact_rows_are_one_line_and_identifiers_never_break(open_page: Any) -> None:
     tab = open_page("medir-pytorch/")
     heights = _eval(tab, """[...document.querySelectorAll('table.harness-compact tbody tr')]
@@ -58,6 +97,7 @@ def test_compact_rows_are_one_line_and_identifiers_never_break(open_page: Any) -
 
 def test_numbers_right_aligned_with_nbsp_and_failing_rows_tinted(open_page: Any) -> None:
     tab = open_page("medir-pytorch/")
+    tab.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
     cell = tab.locator("table.harness-compact td.harness-num").first
     assert cell.evaluate("e => getComputedStyle(e).textAlign") == "right"
     assert "\u00a0" in cell.inner_text()

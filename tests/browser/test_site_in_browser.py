@@ -130,21 +130,22 @@ def test_analytic_versus_observed_block_is_visible(tab: _Tab, lang: str, slug: s
 def test_measured_table_is_visible(tab: _Tab, lang: str, first_header: str, caption: str) -> None:
     if not any((ROOT / "results").glob("*/cpu.csv")):
         pytest.fail("results/ holds no CPU record: run `python -m harness record --device cpu`")
-    tab.visit(f"{lang}medir-pytorch/")
+    tab.visit(f"{lang}medir-pytorch-registros/")
     # A measurements marker renders a compact table (its first column the trial,
-    # its constants in a <caption>) followed by «Todas las columnas».
+    # its constants in a <caption>); on the article's records page «Todas las columnas»
+    # (the all-columns marker) follows it (issue 28).
     tables = tab.page.locator(".md-content table.harness-compact").filter(
         has=tab.page.locator("thead th").first.filter(has_text=first_header)
     )
-    assert tables.count() >= 1, f"/{lang}medir-pytorch/: no measurement table"
+    assert tables.count() >= 1, f"/{lang}medir-pytorch-registros/: no measurement table"
     table = tables.first
     assert table.is_visible()
     assert table.locator("tbody tr").count() >= 1
     assert table.locator("tbody tr").first.is_visible()
     assert table.locator("caption").is_visible()
     after = table.evaluate(
-        "t => t.closest('.harness-scroll').nextElementSibling?.querySelector('summary')"
-        "?.textContent || ''")
+        "t => { const f = t.closest('.harness-measured').nextElementSibling;"
+        " return f?.querySelector('summary')?.textContent || ''; }")
     assert after == caption, f"after the table: {after!r}"
     width = table.evaluate("t => t.getBoundingClientRect().width")
     assert width > 300, f"the table is squashed ({width}px wide)"

@@ -64,7 +64,7 @@ def test_all_holding_shows_its_values_and_folds_derivation_and_provenance() -> N
     assert table.count('<th scope="col">') == 3
     assert '<td data-label="Observado">✓ <code>6</code>' in table  # one column: no builds
     assert provenance == '<details class="note harness-provenance" markdown="1">'  # folded
-    assert block.markdown.index("fragmento <code>p/<wbr>s</code>") > block.markdown.index(provenance)
+    assert block.markdown.index("fragmento <code>p/s</code>") > block.markdown.index(provenance)
 
 
 def test_long_identifiers_break_only_after_slash_and_underscore() -> None:
