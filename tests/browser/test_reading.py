@@ -46,9 +46,10 @@ def test_medir_is_40_percent_shorter_and_compact_tables_fit(open_page: Any) -> N
 #: Issue 28's phone budget for Medir: its height, Lighthouse's dom-size, and the share of
 #: its visible characters at body size (small type is for provenance only).
 MEDIR_PHONE_PX, MEDIR_ELEMENTS, BODY_SHARE = 8_000, 1_500, 0.60
+ARTICLE_PHONE_PX = 7_000
 
 
-def test_medir_reads_as_a_lesson_on_a_phone(browser: Any, site_url: str) -> None:
+def test_articles_read_as_lessons_on_a_phone(browser: Any, site_url: str) -> None:
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
                                   has_touch=True, locale="es-ES")
     context.route("https://api.github.com/**", lambda route: route.fulfill(
@@ -78,6 +79,12 @@ def test_medir_reads_as_a_lesson_on_a_phone(browser: Any, site_url: str) -> None
             for anchor in ("#sync", "#sync-calls", "#mlp", "#matmul", "#autograd", "#threads",
                            "#versiones", "#cabecera"):
                 assert any(link.endswith(anchor) for link in links), (path, anchor, links)
+        # The other articles: their seed lesson open, each added example a fold.
+        for slug in ARTICLES:
+            if slug != "medir-pytorch":
+                tab.goto(site_url + slug + "/", wait_until="load")
+                height = _eval(tab, "document.documentElement.scrollHeight")
+                assert height <= ARTICLE_PHONE_PX, (slug, height)
     finally:
         context.close()
 
