@@ -109,7 +109,10 @@ def test_every_page_on_a_touch_phone(browser: Any, site_url: str, built_site: Pa
 def test_known_upstream_findings_still_occur(open_page: Any) -> None:
     """Each KNOWN entry is still found on a page with code blocks: once Material fixes
     one, it leaves the list (and the test above then keeps it fixed)."""
-    found = _axe(open_page("que-es-pytorch/"), impacts=("minor", "moderate", *SEVERE))
+    tab = open_page("que-es-pytorch/")
+    # Its examples are folds (issue 28): open, its code blocks are all in view.
+    tab.evaluate("document.querySelectorAll('details.example').forEach(d => { d.open = true; })")
+    found = _axe(tab, impacts=("minor", "moderate", *SEVERE))
     missing = [key for key in KNOWN if not any(
         f["rule"] == key[0] and f["target"].endswith(key[1]) for f in found)]
     assert not missing, (missing, sorted({(f["rule"], f["target"]) for f in found}))
