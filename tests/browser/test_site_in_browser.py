@@ -158,6 +158,7 @@ def test_copy_button_copies_the_snippet(tab: _Tab) -> None:
     tab.page.context.grant_permissions(["clipboard-read", "clipboard-write"],
                                        origin=tab.base_url.rstrip("/"))
     tab.visit("que-es-pytorch/")
+    tab.page.locator("details.example > summary").first.click()  # an added example's fold
     block = tab.page.locator(".md-content .highlight").first
     shown_name = block.locator(".filename").inner_text().strip()
     assert shown_name.startswith("snippets/"), f"first code block's title: {shown_name!r}"
