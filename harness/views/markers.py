@@ -24,6 +24,7 @@ from harness.views.claims import render_claim
 from harness.views.drift import drift_markdown
 from harness.views.measured import (
     MeasuredView,
+    all_columns_view,
     compare_versions_view,
     csv_row_view,
     environment_view,
@@ -172,6 +173,9 @@ MARKERS: dict[str, MarkerKind] = {k.name: k for k in (
           y=("latency or throughput", lambda s, p: ("latency", "throughput"))),
     _kind("compare-versions", "the group's trials across recorded torch builds",
           _measured(compare_versions_view),
+          group=("a trial group of trials/trials.toml", _groups)),
+    _kind("all-columns", "every recorded field of the group's rows, per device type",
+          _measured(all_columns_view),
           group=("a trial group of trials/trials.toml", _groups)),
     _kind("csv-row", "a real recorded row in the article's 9-column CSV format",
           _measured(csv_row_view),

@@ -86,7 +86,6 @@ def test_spanish_table_uses_decimal_comma_and_names_environment(records, specs) 
     assert markdown.count('<table class="harness-table harness-compact">') == 1
     assert "<caption>cálculo · lote 1 · 1 hilo · esperando al dispositivo</caption>" in markdown
     assert 'class="harness-num">1,23\u00a0ms <span class="harness-spread">IQR\u00a02,00\u00a0%' in markdown
-    assert "Sample CPU &lt;i&gt;model&lt;/i&gt; · 1 hilo · torch 2.13.0+cpu · 2026-01-15" in markdown
     # The failing bfloat16 row is tinted and labelled, never a plain speed-up.
     assert '<tr class="harness-fail" title="mm_bf16">' in markdown
     # Its trial's header spans both builds and carries the tint too; a passing one does not.
@@ -94,9 +93,13 @@ def test_spanish_table_uses_decimal_comma_and_names_environment(records, specs) 
     assert ("mm_bf16", "harness-id harness-fail") in headers and ("mm_f32", "harness-id") in headers
     assert '✗ no cumple <span class="harness-why">2,9e-3 &gt; 1e-3</span>' in markdown
     assert "✓ 2,5e-7" in markdown
-    # Every column and a CSV download, one click away.
-    assert "<summary>Todas las columnas</summary>" in markdown
-    assert 'download="matmul-2.13.0+cpu-cpu.csv" href="data:text/csv;charset=utf-8,trial' in markdown
+    # Every column, its environment and a CSV download: the evidence page's all-columns
+    # marker (issue 28), one tap from the table, never inside the article's table.
+    assert "Todas las columnas" not in markdown
+    full, _ = render("all-columns", {"group": "matmul"}, records, specs)
+    assert "<summary>Todas las columnas</summary>" in full
+    assert "Sample CPU &lt;i&gt;model&lt;/i&gt; · 1 hilo · torch 2.13.0+cpu · 2026-01-15" in full
+    assert 'download="matmul-2.13.0+cpu-cpu.csv" href="data:text/csv;charset=utf-8,trial' in full
 
 
 def test_english_table_uses_decimal_point(records, specs) -> None:
