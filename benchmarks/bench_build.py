@@ -72,8 +72,12 @@ def floor_n(site: Path) -> Path:
     config = site / "mkdocs.yml"
     text = _plugin_block(config.read_text(), "harness").sub("", config.read_text(), count=1)
     (site / "rewrap_notebooks.py").write_text(REWRAP)
-    hooks = "\nhooks:\n  - rewrap_notebooks.py\n\nplugins:\n"
-    config.write_text(text.replace("\nplugins:\n", hooks))
+    # mkdocs.yml's own hooks stay (the sitemap's lastmod filter); the re-wrap joins them.
+    if "\nhooks:\n" in text:
+        text = text.replace("\nhooks:\n", "\nhooks:\n  - rewrap_notebooks.py\n", 1)
+    else:
+        text = text.replace("\nplugins:\n", "\nhooks:\n  - rewrap_notebooks.py\n\nplugins:\n")
+    config.write_text(text)
     return site
 
 

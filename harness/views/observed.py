@@ -109,7 +109,8 @@ def _stale_message(snippet_id: str, stale: dict[str, list[tuple[str, str]]]) -> 
     builds = " ".join(f"`TORCH=torch=={build.split('+')[0]} make record-examples`"
                       for build in stale)
     return [f"{first}: observation of {snippet_id!r} was recorded from other code in "
-            f"{len(stale)} record set(s) ({where}); record each again: {builds} "
+            f"{len(stale)} record set(s) ({where}); run `python -m harness record --only "
+            f"examples` with each of those builds: {builds} "
             "(CONTRIBUTING, «Adding an example», 6)"]
 
 

@@ -29,14 +29,14 @@ def _prose(text: str, figure: str) -> object:
 def _claim_sentence(project: Path) -> str:
     """A figure typed into a claim's sentence (claims.toml), around the recorded values."""
     claims = project / "snippets/medir-pytorch/claims.toml"
-    old = 'es = "más rápidos que cumplen su tolerancia: {value}"'
-    inject(claims, old, 'es = "más rápidos que cumplen su tolerancia: {value}, en 0,9 ms, '
-                        '15× más rápido"')
+    old = 'es = "En la CPU, más rápidos que cumplen su tolerancia: {value}"'
+    inject(claims, old, 'es = "En la CPU, más rápidos que cumplen su tolerancia: {value}, en '
+                        '0,9 ms, 15× más rápido"')
     page = (project / "docs/medir-pytorch.md").read_text().splitlines()
     line = next(n for n, text in enumerate(page, 1)
-                if 'harness:claim id="cpu-mas-rapidos-validos"' in text)
+                if 'harness:claim id="resumen-matmul-cpu"' in text)
     return (rf"docs/medir-pytorch\.md:{line}: " + _TYPED.format(figure="0,9 ms")
-            + r" \(claim 'cpu-mas-rapidos-validos', snippets/medir-pytorch/claims\.toml:\d+\)")
+            + r" \(claim 'resumen-matmul-cpu', snippets/medir-pytorch/claims\.toml:\d+\)")
 
 
 FIGURE_FAULTS = {

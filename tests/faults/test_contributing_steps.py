@@ -85,7 +85,9 @@ def test_adding_an_example_step_by_step_never_fails(tmp_path: Path) -> None:
     for step, target in ((6, "record-examples"), (7, "notebooks"), (8, "check")):
         code, out = _make(root, target)
         assert code == 0, f"step {step} (make {target}) failed:\n{out}"
-    assert "not run" not in out and "every check `make test` runs for this page passes" in out
+    # The copy has no tests/: only the browser step may say it did not run.
+    assert out.count("not run") == out.count("not run: this checkout has no tests/browser")
+    assert "every check `make test` runs for this page passes" in out
     # The notebook carries the new cell with the output step 6 recorded.
     notebook = (root / f"docs/cuadernos/{PAGE}.ipynb").read_text(encoding="utf-8")
     assert "x = torch.tensor(2.0, requires_grad=True)" in notebook

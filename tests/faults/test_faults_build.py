@@ -340,12 +340,14 @@ def test_bad_records_and_includes_stop_the_build_with_file_and_line(broken_build
 def test_a_set_signed_by_an_allowed_key_builds_and_shows_its_grade(batch) -> None:
     project, _, log = batch[SIGNED]
     assert "BUILT" in log, log
-    page = html.unescape((project / "site/medir-pytorch/index.html").read_text())
+    # The environment table, with each set's grade, is on Medir's records page.
+    page = html.unescape((project / "site/medir-pytorch-registros/index.html").read_text())
     assert "registrado por CI (ejecución 4242, firmado)" in page
     assert "registrado a mano, sin firma" in page  # the other sets
-    english = html.unescape((project / "site/en/medir-pytorch/index.html").read_text())
+    english = html.unescape(
+        (project / "site/en/medir-pytorch-registros/index.html").read_text())
     assert "recorded by CI (run 4242, signed)" in english
     project, _, log = batch[RESIGNED]
     assert "BUILT" in log, log  # the allowed key vouches, whatever the file says
     assert "registrado por CI (ejecución 4242, firmado)" in html.unescape(
-        (project / "site/medir-pytorch/index.html").read_text())
+        (project / "site/medir-pytorch-registros/index.html").read_text())

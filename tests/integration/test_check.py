@@ -58,13 +58,15 @@ def _stale_record(root: Path) -> str:
     # Every build that observed it is stale: one message names them all, with each command.
     return (r"results/[^/]+/cpu\.examples\.jsonl:\d+: observation of 'que-es-pytorch/segundo_paso'"
             r" was recorded from other code in [2-9] record set\(s\) \(torch .*; torch .*\); "
-            r"record each again: `TORCH=torch==[\d.]+ make record-examples` `TORCH=torch==")
+            r"run `python -m harness record --only examples` with each of those builds: "
+            r"`TORCH=torch==[\d.]+ make record-examples` `TORCH=torch==")
 
 
 def _twin_missing_marker(root: Path) -> str:
-    marker = '<!-- harness:observed snippet="que-es-pytorch/metadatos_tensor" -->\n'
-    line = (root / "docs/que-es-pytorch.md").read_text(encoding="utf-8").splitlines().index(
-        marker.strip()) + 1
+    marker = '<!-- harness:observed snippet="que-es-pytorch/metadatos_tensor" -->'
+    line = next(n for n, text in enumerate(
+        (root / "docs/que-es-pytorch.md").read_text(encoding="utf-8").splitlines(), 1)
+        if text.strip() == marker)
     inject(root / "docs/que-es-pytorch.en.md", marker, "")
     return (rf"docs/que-es-pytorch\.md:{line}: marker harness:observed "
             r'snippet="que-es-pytorch/metadatos_tensor" is not in the English twin; put the '

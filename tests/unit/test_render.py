@@ -94,7 +94,8 @@ def test_stale_observation_is_marked_and_reported_with_its_line() -> None:
     assert block.stale == [
         "results/2.13.0+cpu/cpu.examples.jsonl:3: observation of 'p/s' was recorded from "
         "other code in 1 record set(s) (torch 2.13.0+cpu: "
-        "results/2.13.0+cpu/cpu.examples.jsonl:3 (g)); record each again: "
+        "results/2.13.0+cpu/cpu.examples.jsonl:3 (g)); run `python -m harness record --only "
+        "examples` with each of those builds: "
         "`TORCH=torch==2.13.0 make record-examples` (CONTRIBUTING, «Adding an example», 6)"
     ]
 
