@@ -145,7 +145,7 @@ def set_files(folder: Path, key: str) -> list[Path]:
 def vouch(results: Path, build: str, key: str) -> int:
     """List the set's files in ``unsigned.sha256`` as they are now (call under the records'
     lock); how many lines changed. A set an allowed signer signed needs no listing."""
-    from harness.records.files import write_atomically
+    from harness.records.commit import write_atomically
 
     files = set_files(results / build, key)
     if verify_set(results, build, key, files, shown=results, unsigned={}).run:
