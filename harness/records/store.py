@@ -417,10 +417,7 @@ class DeviceRecord:
     # at 90,000 rows). A frozen dataclass allows cached_property (it writes __dict__).
     @functools.cached_property
     def _rows_by_trial(self) -> dict[str, TrialRow]:
-        found: dict[str, TrialRow] = {}
-        for r in self.rows:
-            found.setdefault(r.trial, r)  # the first row of a trial, as a scan would find
-        return found
+        return {r.trial: r for r in reversed(self.rows)}  # the first row of a trial wins
 
     def row(self, trial: str) -> TrialRow | None:
         """The (first) row of ``trial``; ``None`` if the set has none."""
