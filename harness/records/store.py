@@ -64,8 +64,10 @@ SAMPLE_DIGITS = 4
 _SUFFIXES = {".control.csv": "control_rows", ".csv": "rows", ".examples.jsonl": "observations",
              ".env.json": "environments"}
 _BY_NAME = {c.name: c for c in COLUMNS}
-_OBSERVATION_FIELDS = {f.name for f in dataclasses.fields(Observation)}
 _REQUIRED_OBSERVATION = {"snippet", "name", "kind", "value", "snippet_sha256", "run_id"}
+_REQUIRED_ENVIRONMENT = {f.name for f in dataclasses.fields(Environment)
+                         if f.default is f.default_factory is dataclasses.MISSING}
+T = typing.TypeVar("T")
 
 
 def device_key(device_type: str, device_name: str = "") -> str:
@@ -132,14 +134,23 @@ def _hints(cls: type) -> tuple[dict[str, Any], frozenset[str]]:
         typing.get_origin(h) is tuple for h in (hint, *typing.get_args(hint))))
 
 
-def _typed(cls: type, raw: dict[str, Any], where: str, what: str) -> dict[str, Any]:
-    """``raw``'s fields checked against ``cls``'s annotations, JSON arrays as tuples."""
-    hints, tupled = _hints(cls)
+def _instance(cls: type[T], raw: Any, where: str, what: str, required: set[str]) -> T:
+    """``raw`` (decoded JSON) as a ``cls``: an object with no unknown key and every
+    ``required`` one, each field of its type (JSON arrays as tuples), its date real."""
+    hints, tupled = _hints(typing.cast(type, cls))
+    if not isinstance(raw, dict):
+        raise HarnessError(f"{where}: {what} is {type(raw).__name__}; expected an object")
+    unknown, missing = sorted(set(raw) - set(hints)), sorted(required - set(raw))
+    if unknown or missing:
+        raise HarnessError(f"{where}: {what} has {'unknown' if unknown else 'no'} key "
+                           f"{(unknown or missing)[0]!r}; expected keys {', '.join(sorted(hints))}")
     for name, value in raw.items():
-        wrong = type_problem(value, hints[name])
-        if wrong:
+        if wrong := type_problem(value, hints[name]):
             raise HarnessError(f"{where}: {what} field {name!r} holds {value!r}; expected {wrong}")
-    return {k: tuple(v) if k in tupled and isinstance(v, list) else v for k, v in raw.items()}
+    if wrong := date_problem(raw.get("date", "")):
+        raise HarnessError(f"{where}: {what}: {wrong}")
+    return cls(**{k: tuple(v) if k in tupled and isinstance(v, list) else v
+                  for k, v in raw.items()})
 
 
 def date_problem(text: str, *, now: datetime.datetime | None = None) -> str | None:
@@ -186,22 +197,12 @@ def read_environments(path: Path, shown: Path) -> dict[str, Environment]:
     for number, line in enumerate(text.splitlines(), start=1):
         if opened := re.match(r'\s*("(?:[^"\\]|\\.)*")\s*:\s*\{', line):
             lines.setdefault(json.loads(opened.group(1)), number)
-    known = {f.name for f in dataclasses.fields(Environment)}
     found: dict[str, Environment] = {}
     for run_id, raw in runs.items():
         where, run = f"{shown}:{lines.get(run_id, 1)}", f"run {run_id!r}"
-        if not isinstance(raw, dict):
-            raise HarnessError(f"{where}: {run} is {type(raw).__name__}; expected an object")
-        if set(raw) - known:
-            raise HarnessError(f"{where}: {run} has unknown key {sorted(set(raw) - known)[0]!r}")
-        try:
-            env = Environment(**_typed(Environment, raw, where, run))
-        except TypeError as exc:
-            raise HarnessError(f"{where}: {run} is incomplete ({exc})") from None
+        env = _instance(Environment, raw, where, run, _REQUIRED_ENVIRONMENT)
         if env.run_id != run_id:
             raise HarnessError(f"{where}: {run} names itself {env.run_id!r}")
-        if wrong := date_problem(env.date):
-            raise HarnessError(f"{where}: {run}: {wrong}")
         implied = device_key(env.device_key.split("-", 1)[0], env.device_name)
         if implied != env.device_key:
             raise HarnessError(
@@ -219,25 +220,16 @@ def read_observations(path: Path, shown: Path) -> list[tuple[Location, Observati
             continue
         where = f"{shown}:{number}"
         data = _json(line, shown, number)
-        if not isinstance(data, dict):
-            raise HarnessError(f"{where}: expected a JSON object per line")
-        unknown, missing = set(data) - _OBSERVATION_FIELDS, _REQUIRED_OBSERVATION - set(data)
-        if unknown or missing:
-            what = (f"unknown key {sorted(unknown)[0]!r}" if unknown
-                    else f"missing key {sorted(missing)[0]!r}")
-            raise HarnessError(
-                f"{where}: {what}; expected keys {', '.join(sorted(_OBSERVATION_FIELDS))}")
-        if data["kind"] not in OBSERVATION_KINDS:
+        if isinstance(data, dict) and data.get("kind", "number") not in OBSERVATION_KINDS:
             raise HarnessError(f"{where}: unknown kind {data['kind']!r}."
                                f"{suggest(str(data['kind']), OBSERVATION_KINDS)}")
-        size = len(json.dumps(data.get("value"), ensure_ascii=False))
+        size = len(json.dumps(data.get("value") if isinstance(data, dict) else None,
+                              ensure_ascii=False))
         if size > MAX_OBSERVED_CHARS:
             raise HarnessError(
                 f"{where}: an observed value of {size:,} characters; the largest accepted is "
                 f"{MAX_OBSERVED_CHARS:,} (observe a summary of the value, not the value itself)")
-        observation = Observation(**_typed(Observation, data, where, "observation"))
-        if wrong := date_problem(observation.date):
-            raise HarnessError(f"{where}: observation {observation.name!r}: {wrong}")
+        observation = _instance(Observation, data, where, "observation", _REQUIRED_OBSERVATION)
         key = (observation.snippet, observation.name)
         if key in lines:
             first, earlier = lines[key]
@@ -295,7 +287,7 @@ def _cell(column: Column, text: str, where: str) -> Any:
             raise HarnessError(f"{wrong} true or false")
         return text == "true"
     if column.kind == "int":
-        if not text.isdigit():
+        if not (text.isascii() and text.isdigit()):
             raise HarnessError(f"{wrong} an integer ≥ 0")
         return int(text)
     if column.kind == "floats":
