@@ -102,7 +102,8 @@ def type_problem(value: Any, hint: Any) -> str | None:
     scalar = {type(None): (value is None, "null"),
               bool: (isinstance(value, bool), "true or false"),
               int: (number and isinstance(value, int), "an integer"),
-              float: (number and math.isfinite(value), "a finite number"),
+              float: (number and (isinstance(value, int) or math.isfinite(value)),
+                      "a finite number"),
               str: (isinstance(value, str), "text")}.get(hint)
     if scalar is not None:
         return None if scalar[0] else scalar[1]
