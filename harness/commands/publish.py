@@ -16,7 +16,7 @@ import sys
 
 from harness.commands.checkout import add_results_option, add_root_option, records_folder, root_of
 from harness.core.errors import HarnessError, relative
-from harness.records.files import locked
+from harness.records.commit import locked
 from harness.records.provenance import grade_text, listed_missing, sign_set, vouch
 from harness.records.store import load_all
 

@@ -22,7 +22,7 @@ from harness.commands.record_execute import GUARD_TRIES, Outcome, execute
 from harness.commands.record_plan import RecordPlan, make_plan, seconds
 from harness.core.errors import relative
 from harness.core.types import DEVICE_TYPES
-from harness.records.files import locked
+from harness.records.commit import locked
 from harness.records.provenance import set_files, unsigned_entries, verify_set
 
 __all__ = ["NOTHING_RECORDED", "configure", "report", "run"]

@@ -1,7 +1,7 @@
 """One measured trial as a typed value, from the timer to the page. Standard library only.
 
 A :class:`TrialRow` is what a trial produced; CSV exists only at the store's
-edge (:mod:`harness.records.rows`). The record's columns are ``TrialRow``'s
+edge (:mod:`harness.records.store`). The record's columns are ``TrialRow``'s
 fields, declared once: the field's order is the header's order, its type gives
 the cell's kind, a field without a default is a required cell, and its
 ``column(...)`` carries the range and the help text. :data:`COLUMNS` is derived

@@ -2,8 +2,7 @@
 
 A predicate returns the values the records show, sorted, or ``None`` when there is
 nothing to read (the claim then reads «sin medición»). A claim with ``expect`` holds
-when the two are equal: a set compared with a set, so the order a contributor writes
-them in does not matter. No torch import.
+when the two are equal as sets. No torch import.
 """
 
 from __future__ import annotations
@@ -36,18 +35,16 @@ class Evaluation:
         return set(self.values) == set(self.claim.expect)
 
 
-def _sorted(values: set[str]) -> tuple[str, ...] | None:
-    return tuple(sorted(values)) if values else None
+Predicate = Callable[[Records, dict[str, TrialSpec], dict[str, str]], tuple[str, ...] | None]
 
 
-def _example_devices(records: Records, specs: dict[str, TrialSpec],
-                     args: dict[str, str]) -> tuple[str, ...] | None:
-    return _sorted({r.device_type for r in records.items if r.observations})
+def _devices(part: str) -> Predicate:
+    """The device types of the sets that hold ``part`` (observations or rows)."""
+    def read(records: Records, specs: dict[str, TrialSpec],
+             args: dict[str, str]) -> tuple[str, ...] | None:
+        return tuple(sorted({r.device_type for r in records.items if getattr(r, part)})) or None
 
-
-def _trial_devices(records: Records, specs: dict[str, TrialSpec],
-                   args: dict[str, str]) -> tuple[str, ...] | None:
-    return _sorted({r.device_type for r in records.items if r.rows})
+    return read
 
 
 def _same_work(spec: TrialSpec, other: TrialSpec) -> bool:
@@ -56,11 +53,6 @@ def _same_work(spec: TrialSpec, other: TrialSpec) -> bool:
     return (other.group, other.task, other.shape, other.batch, other.threads,
             other.workload) == (spec.group, spec.task, spec.shape, spec.batch, spec.threads,
                                 spec.workload) and other.name != spec.name
-
-
-def _summaries(record: DeviceRecord, row: TrialRow) -> tuple[float, ...]:
-    found = summaries(record, row)
-    return found.cpu or found.wall
 
 
 def _faster(record: DeviceRecord, specs: dict[str, TrialSpec], than: str,
@@ -85,7 +77,8 @@ def _faster(record: DeviceRecord, specs: dict[str, TrialSpec], than: str,
                 pairs.append((spec, row, base))
     found: dict[str, list[str]] = {}
     for spec, row, base in pairs:
-        faster, slower = _summaries(record, row), _summaries(record, base)
+        faster, slower = (s.cpu or s.wall for s in (summaries(record, row),
+                                                     summaries(record, base)))
         if min(len(faster), len(slower)) < runs_needed(len(pairs)):
             return None
         interval = ratio_interval(slower, faster, ALPHA / len(pairs))
@@ -94,8 +87,7 @@ def _faster(record: DeviceRecord, specs: dict[str, TrialSpec], than: str,
     return found
 
 
-def _faster_on(passing: bool) -> Callable[[Records, dict[str, TrialSpec], dict[str, str]],
-                                           tuple[str, ...] | None]:
+def _faster_on(passing: bool) -> Predicate:
     def read(records: Records, specs: dict[str, TrialSpec],
              args: dict[str, str]) -> tuple[str, ...] | None:
         on_device = [r for r in records.items if r.device_type == args["device"] and r.rows]
@@ -150,8 +142,8 @@ def _latency_flat(records: Records, specs: dict[str, TrialSpec],
 
 
 _PREDICATES = {
-    "example-devices": _example_devices,
-    "trial-devices": _trial_devices,
+    "example-devices": _devices("observations"),
+    "trial-devices": _devices("rows"),
     "faster-passing": _faster_on(passing=True),
     "faster-failing": _faster_on(passing=False),
     "trial-setting": _trial_setting,
@@ -159,16 +151,11 @@ _PREDICATES = {
 }
 
 
-#: What each argument must name, and the names it may take.
-def _known(specs: dict[str, TrialSpec]) -> dict[str, tuple[str, ...]]:
-    return {"device": DEVICE_TYPES, "than": DTYPES, "task": TASKS,
-            "trial": tuple(specs), "group": tuple(dict.fromkeys(s.group for s in specs.values()))}
-
-
 def evaluate(claim: Claim, records: Records, specs: dict[str, TrialSpec]) -> Evaluation:
     """Read ``claim``'s predicate from ``records``; a bad argument names the claim's line
     and what it may name ("did you mean")."""
-    known = _known(specs)
+    known = {"device": DEVICE_TYPES, "than": DTYPES, "task": TASKS, "trial": tuple(specs),
+             "group": tuple(dict.fromkeys(s.group for s in specs.values()))}
     for key, value in claim.args.items():
         valid = known.get(key)
         if valid is not None and (specs or key not in ("trial", "group")) and value not in valid:

@@ -1,25 +1,14 @@
-"""What changed between recorded torch builds: every observed example and every trial,
-classified. No torch import.
+"""What changed between recorded torch builds, per device key. No torch import.
 
-Examples, per (snippet, name) and device key, across builds: ``identical`` (same
-value everywhere), ``within-tolerance`` (values differ, but each build's value is
-within the analytic tolerance of the first build's), ``changed`` (outside it),
-``failing`` (the expectation holds in some builds and not in others) and ``missing``.
-
-Trials, per trial and device key: ``missing``, ``failing`` (an error or a quality
-failure in some builds only), ``other-hardware`` (recorded on different processors:
-timings are not comparable), and for timings the verdict of
-:func:`harness.records.drift_stats.timing_verdict` on run-level summaries (one per
-process: the median of its blocks, of the timed thread's CPU time where every compared
-run recorded it): ``changed``, ``no-measurable-difference`` (an equivalence test against
-the margin of ``[method]`` in trials.toml) or ``inconclusive``. The statistics and their
-proofs live in :mod:`harness.records.drift_stats`.
-
-A comparison compares torch only if nothing else differs. Each device's
-:class:`Setup` says what else does: runs not recorded in one session (one job, one
-machine) and different wheel variants (``+cpu`` against ``+cu130``). Each trial's noise
-floor comes from its own same-build control run (``<device>.control.csv``), if any.
-Where callgrind counted instructions per call, each build's count is kept beside time.
+Examples (per snippet and name): ``identical``, ``within-tolerance`` (each build's value
+within the analytic tolerance of the first build's), ``changed``, ``failing`` (holds in
+some builds only) or ``missing``. Trials: ``missing``, ``failing`` (an error or a quality
+failure in some builds only), ``other-hardware`` (other processors: not comparable), and
+for timings :func:`~harness.records.drift_stats.timing_verdict` on run summaries (one per
+process; the timed thread's CPU time where every compared run recorded it). A comparison
+compares torch only if nothing else differs: each device's :class:`Setup` says what else
+does (several sessions, wheel variants). A trial's noise floor is its own same-build
+control run's (``<device>.control.csv``), if any.
 """
 
 from __future__ import annotations
@@ -51,48 +40,30 @@ class Setup:
 
     device: str
     builds: tuple[str, ...]
-    one_session: bool
-    """Every compared run names the same non-empty session: one job, one machine."""
-    variants: tuple[str, ...] = ()
-    """The builds' wheel variants (``cpu``, ``cu130``) when they differ; else empty."""
-    controls: tuple[str, ...] = ()
-    """Builds that hold a control run."""
+    one_session: bool  # every compared run names the same non-empty session
+    variants: tuple[str, ...] = ()  # the builds' wheel variants when they differ
+    controls: tuple[str, ...] = ()  # builds that hold a control run
 
 
 @dataclass(frozen=True, kw_only=True)
 class Drift:
     kind: Literal["example", "trial"]
-    item: str
-    """``snippet name`` for an example, the trial's name for a trial."""
-    device: str
-    """Device key, e.g. ``cpu``; builds are compared on the same key only."""
+    item: str  # ``snippet name`` for an example, the trial's name for a trial
+    device: str  # the device key; builds are compared on the same key only
     verdict: Verdict
-    builds: tuple[str, ...]
-    """The builds compared, oldest first (the first is the baseline)."""
-    named: tuple[str, ...] = ()
-    """What the detail names: the builds missing or failing, the processors, the values."""
-    other: str = ""
-    """The build whose timing is compared with the first (the widest change)."""
-    interval: Interval | None = None
-    """The change interval of :attr:`other` against the first build."""
-    runs: tuple[int, ...] = ()
-    """Runs (processes) per build, in :attr:`builds` order."""
-    needed: int = 0
-    """Runs per build the verdict needs (more builds, more runs: Bonferroni)."""
-    floor: float | None = None
-    """This trial's noise floor (≥ 1) from its own same-build control; ``None`` without."""
-    clock: str = ""
-    """``cpu`` (the timed thread's CPU time) or ``wall``: what the summaries measure."""
+    builds: tuple[str, ...]  # oldest first: the first is the baseline
+    named: tuple[str, ...] = ()  # the builds missing or failing, the processors, the values
+    other: str = ""  # the build whose timing is shown against the first (the widest change)
+    interval: Interval | None = None  # the change interval of ``other`` against the first
+    runs: tuple[int, ...] = ()  # runs (processes) per build
+    needed: int = 0  # runs per build the verdict needs (Bonferroni over the builds)
+    floor: float | None = None  # the noise floor (≥ 1) from the trial's own control
+    clock: str = ""  # ``cpu`` (the timed thread's CPU time) or ``wall``
     margin: float = 0.0
     setup: Setup | None = None
-    """For a trial: how its device's builds were recorded."""
-    samples: tuple[tuple[float, ...], ...] = ()
-    """For a timing verdict: the run summaries of the first build and of :attr:`other`
-    (the page's worked example reads its interval from them)."""
-    instructions: tuple[float | None, ...] = ()
-    """Instructions per call (callgrind) per build, in :attr:`builds` order, if counted."""
-    instructions_control: float | None = None
-    """The same count in the first build's control run: its spread from the main count."""
+    samples: tuple[tuple[float, ...], ...] = ()  # the run summaries of the first and ``other``
+    instructions: tuple[float | None, ...] = ()  # callgrind's count per call, per build
+    instructions_control: float | None = None  # the same count in the first build's control
 
     def detail_in(self, lang: str) -> str:
         """The detail in ``lang`` (plain text; escape it for a page)."""
@@ -109,17 +80,12 @@ class Drift:
         return self.detail_in("en")
 
 
-def _variant(build: str) -> str:
-    return build.partition("+")[2] or "pypi"
-
-
 @dataclass(frozen=True, kw_only=True)
 class Summaries:
     """One row's run summaries, on the clock they were read with."""
 
     wall: tuple[float, ...]
-    cpu: tuple[float, ...]
-    """Empty where the run did not record the timed thread's CPU time."""
+    cpu: tuple[float, ...]  # empty where the run did not record the thread's CPU time
     instructions: float | None = None
 
     def on(self, clock: str) -> tuple[float, ...]:
@@ -157,7 +123,7 @@ def setup_of(device: str, records: list[DeviceRecord]) -> Setup:
     # session (its observations unchanged) measured nothing compared here.
     sessions = {r.environment_of(row.run_id).session for r in records
                 for row in [*r.rows, *r.control_rows]}
-    variants = tuple(dict.fromkeys(_variant(b) for b in builds))
+    variants = tuple(dict.fromkeys(b.partition("+")[2] or "pypi" for b in builds))
     one_session = len(sessions) == 1 and "" not in sessions
     return Setup(device=device, builds=builds, one_session=one_session,
                  variants=variants if len(variants) > 1 else (),

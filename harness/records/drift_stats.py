@@ -48,7 +48,7 @@ from functools import cache
 from typing import Literal
 
 __all__ = [
-    "ALPHA", "Interval", "TimingVerdict", "equivalence_interval", "mann_whitney_cdf",
+    "ALPHA", "Interval", "TimingVerdict", "mann_whitney_cdf",
     "moses_rank", "ratio_interval", "run_summaries", "runs_needed", "timing_verdict",
 ]
 
@@ -106,15 +106,6 @@ class Interval:
     the exponential of the median difference of log run summaries); above 1: slower."""
     low: float
     high: float
-    confidence: float = 0.95
-
-    @property
-    def excludes_one(self) -> bool:
-        return self.high < 1.0 or self.low > 1.0
-
-    def inside(self, floor: float) -> bool:
-        """Whether the interval reaches into the noise band [1/floor, floor]."""
-        return self.low <= floor and self.high >= 1.0 / floor
 
 
 def run_summaries(samples: Sequence[float], runs: int) -> tuple[float, ...]:
@@ -137,12 +128,7 @@ def ratio_interval(base: Sequence[float], other: Sequence[float],
         return None
     diffs = sorted(math.log(y) - math.log(x) for x in base for y in other)
     return Interval(ratio=math.exp(statistics.median(diffs)), low=math.exp(diffs[k - 1]),
-                    high=math.exp(diffs[-k]), confidence=float(1 - alpha))
-
-
-def equivalence_interval(base: Sequence[float], other: Sequence[float]) -> Interval | None:
-    """The 1 − 2·:data:`ALPHA` interval the TOST reads (two one-sided tests at ALPHA)."""
-    return ratio_interval(base, other, 2 * ALPHA)
+                    high=math.exp(diffs[-k]))
 
 
 def timing_verdict(base: Sequence[float], others: Sequence[Sequence[float]], *,
@@ -157,11 +143,13 @@ def timing_verdict(base: Sequence[float], others: Sequence[Sequence[float]], *,
     """
     alpha = ALPHA / max(len(others), 1)
     intervals = [ratio_interval(base, other, alpha) for other in others]
-    if floor is not None and any(i is not None and i.excludes_one and not i.inside(floor)
+    if floor is not None and any(i is not None and (i.high < 1.0 or i.low > 1.0)
+                                 and not (i.low <= floor and i.high >= 1.0 / floor)
                                  for i in intervals):
         return "changed", intervals
     bound = 1.0 + margin
-    tost = [equivalence_interval(base, other) for other in others]
+    # Two one-sided tests at ALPHA each read the 1 − 2·ALPHA interval.
+    tost = [ratio_interval(base, other, 2 * ALPHA) for other in others]
     if tost and all(t is not None and t.low >= 1 / bound and t.high <= bound for t in tost):
         return "no-measurable-difference", intervals
     return "inconclusive", intervals

@@ -5,10 +5,10 @@ A set recorded by a workflow is signed there: ``<device>.sha256`` lists the sha2
 of its files (``<build>/<name>``, with ``# run N``), and ``<device>.sha256.sig`` is an
 OpenSSH signature of that list (``ssh-keygen -Y sign``, namespace :data:`NAMESPACE`) by a
 key named in the committed ``results/allowed_signers``. A set recorded by hand is vouched
-for in review: ``results/unsigned.sha256`` lists its files' sha256 («registrado a mano, sin
-firma»; ``python -m harness publish add``). A file that is neither signed by an allowed
-signer nor listed with its content fails the build, naming it: an edit, a backdated run or
-a copy into another build folder changes a hash that no key of the contributor's signs.
+for in review: ``results/unsigned.sha256`` lists its files' sha256 (``publish add``). A
+file neither signed by an allowed signer nor listed with its content fails the build: an
+edit, a backdated run or a copy into another build folder changes a hash that no key of
+the contributor's signs.
 """
 
 from __future__ import annotations
@@ -45,9 +45,8 @@ class Provenance:
 
 def grade_text(provenance: Provenance, lang: str) -> str:
     """The grade in words a reader understands."""
-    if provenance.run:
-        return word(lang, "grade_signed", run=provenance.run)
-    return word(lang, "grade_unsigned")
+    return (word(lang, "grade_signed", run=provenance.run) if provenance.run
+            else word(lang, "grade_unsigned"))
 
 
 def _sha256(path: Path) -> str:
@@ -122,8 +121,7 @@ def verify_set(results: Path, build: str, key: str, files: list[Path], *, shown:
         name, sha = f"{build}/{path.name}", _sha256(path)
         if signed.get(name) == sha:
             continue
-        all_signed = False
-        listed = unsigned.get(name)
+        all_signed, listed = False, unsigned.get(name)
         if listed and listed[0] == sha:
             continue
         why = (f"it changed since {shown / UNSIGNED}:{listed[1]} listed it" if listed
@@ -145,7 +143,7 @@ def set_files(folder: Path, key: str) -> list[Path]:
 def vouch(results: Path, build: str, key: str) -> int:
     """List the set's files in ``unsigned.sha256`` as they are now (call under the records'
     lock); how many lines changed. A set an allowed signer signed needs no listing."""
-    from harness.records.files import write_atomically
+    from harness.records.commit import write_atomically
 
     files = set_files(results / build, key)
     if verify_set(results, build, key, files, shown=results, unsigned={}).run:
@@ -155,13 +153,11 @@ def vouch(results: Path, build: str, key: str) -> int:
         "# Record files recorded by hand, unsigned («registrado a mano, sin firma»): the\n"
         "# build accepts each with exactly this content. `python -m harness publish add`\n"
         "# writes it; a change here is a person vouching for a record, seen in review.\n")
-    prefix = f"{build}/{key}."
-    kept = [line for line in old.splitlines()
-            if not (_LINE.fullmatch(line) and line[66:].startswith(prefix))]
-    new = [f"{_sha256(p)}  {build}/{p.name}" for p in files]
-    lines = [*kept, *new]
+    lines = old.splitlines()
     head = [line for line in lines if not _LINE.fullmatch(line)]
-    body = sorted((line for line in lines if _LINE.fullmatch(line)), key=lambda x: x[66:])
+    body = sorted([*(x for x in lines if _LINE.fullmatch(x)
+                     and not x[66:].startswith(f"{build}/{key}.")),
+                   *(f"{_sha256(p)}  {build}/{p.name}" for p in files)], key=lambda x: x[66:])
     text = "\n".join([*head, *body]) + "\n"
     write_atomically(path, text.encode("utf-8"), durable=True)
     return len(set(text.splitlines()) ^ set(old.splitlines()))

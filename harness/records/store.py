@@ -1,4 +1,4 @@
-"""Record sets: reading them validated as data (writing: :mod:`harness.records.commit`).
+"""Record sets read as typed data (writing: :mod:`harness.records.commit`). No torch import.
 
 ``results/<torch build>/<device>.csv``            trial rows (:data:`CSV_HEADER`)
 ``results/<torch build>/<device>.control.csv``    a same-build control run's rows (optional)
@@ -6,57 +6,75 @@
 ``results/<torch build>/<device>.env.json``       ``{"runs": {run_id: environment}}``
 ``results/<torch build>/<device>.sha256[.sig]``   a signed set's list (:mod:`.provenance`)
 
-Each row and observation names the run that made it, and the environment file
-keeps one environment per run still referenced, so rows from different runs can
-share a file without borrowing each other's conditions. The folder name, every
-row, observation and environment must name the same torch build and device.
-No torch import.
+Each row and observation names the run that made it, and the environment file keeps one
+environment per run still referenced, so rows from different runs share a file without
+borrowing each other's conditions. The folder name, every row, observation and
+environment must name the same torch build and device.
+
+A CSV cell is converted by its column's kind (:data:`~harness.core.rows.COLUMNS`); a JSON
+value is checked against the annotation of the dataclass field it fills, by one generic
+rule (:func:`type_problem`), so a field added later is checked too. Dates are real
+ISO 8601 instants, not in the future. Every message names the file and line.
 """
 
 from __future__ import annotations
 
+import csv
 import dataclasses
+import datetime
 import functools
+import io
 import json
+import math
 import re
+import types
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from harness.core.errors import HarnessError, Location, read_text, relative, suggest
-from harness.core.rows import TrialRow
+from harness.core.rows import COLUMNS, CSV_HEADER, Column, TrialRow
 from harness.core.types import DEVICE_TYPES, OBSERVATION_KINDS, Environment, Observation
-from harness.records.envjson import (
-    MAX_RECORD_BYTES,
-    date_problem,
-    device_key,
-    json_value,
-    read_environments,
-    typed_fields,
-)
-from harness.records.files import check_settled
 from harness.records.provenance import Provenance, set_files, unsigned_entries, verify_set
-from harness.records.rows import parse_rows
 
 __all__ = [
-    "DeviceRecord",
-    "Records",
-    "SetPaths",
-    "device_key",
-    "load_all",
-    "read_environments",
-    "read_observations",
-    "version_key",
+    "CLOCK_SKEW", "MAX_OBSERVED_CHARS", "MAX_RECORD_BYTES", "NUMBER_DIGITS", "SAMPLE_DIGITS",
+    "DeviceRecord", "Records", "SetPaths", "check_settled", "date_problem", "device_key",
+    "format_rows", "load_all", "parse_rows", "read_environments", "read_observations",
+    "read_rows", "version_key",
 ]
+
+#: The largest record file read. A run of every trial and example writes under 100 kB;
+#: benchmarks/bench_drift.py's full size (90,000 rows) writes a 22 MB examples.jsonl. A
+#: 130 MB record once took 755 s and 9 GB to build; this refuses it in milliseconds.
+MAX_RECORD_BYTES = 48 * 1024 * 1024
+#: The largest observed value, as JSON: a snippet's output a reader can take in is far
+#: smaller; a huge one is a runaway print or a hand edit.
+MAX_OBSERVED_CHARS = 64 * 1024
+#: How far in the future a date may lie: the recording machine's clock may run ahead.
+CLOCK_SKEW = datetime.timedelta(minutes=10)
+#: Significant digits a number cell keeps, and each of ``samples_s``'s numbers: a stored
+#: value is within half a unit in the last kept digit of what was measured, so the checks
+#: between cells (:mod:`harness.records.validate`) allow exactly that rounding.
+NUMBER_DIGITS = 6
+SAMPLE_DIGITS = 4
 
 # .control.csv before .csv: the first suffix a name ends with decides its kind.
 _SUFFIXES = {".control.csv": "control_rows", ".csv": "rows", ".examples.jsonl": "observations",
              ".env.json": "environments"}
-_OBSERVATION_FIELDS = {f.name for f in dataclasses.fields(Observation)}
-#: The largest observed value, as JSON: a snippet's output a reader can take in is far
-#: smaller; a huge one is a runaway print or a hand edit.
-MAX_OBSERVED_CHARS = 64 * 1024
+_BY_NAME = {c.name: c for c in COLUMNS}
 _REQUIRED_OBSERVATION = {"snippet", "name", "kind", "value", "snippet_sha256", "run_id"}
+_REQUIRED_ENVIRONMENT = {f.name for f in dataclasses.fields(Environment)
+                         if f.default is f.default_factory is dataclasses.MISSING}
+T = typing.TypeVar("T")
+
+
+def device_key(device_type: str, device_name: str = "") -> str:
+    """File stem for a device: ``cpu`` or ``cuda-nvidia-h200``."""
+    if device_type == "cpu" or not device_name:
+        return device_type
+    return f"{device_type}-{re.sub(r'[^a-z0-9]+', '-', device_name.lower()).strip('-')}"
 
 
 def version_key(build: str) -> tuple[int, ...]:
@@ -65,9 +83,267 @@ def version_key(build: str) -> tuple[int, ...]:
     return tuple(int(p) for p in release.group(0).strip(".").split(".")) if release else ()
 
 
+# --- JSON values against their dataclass field's annotation -------------------------------
+
+def _describe(hint: Any) -> str:
+    return getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
+
+
+def type_problem(value: Any, hint: Any) -> str | None:
+    """What ``value`` (decoded JSON) should have been to fit ``hint``; ``None`` if it fits.
+    A JSON array fills a ``tuple[...]`` field; floats are finite."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if origin in (typing.Union, types.UnionType):
+        fits = any(type_problem(value, a) is None for a in args)
+        return None if fits else " or ".join(_describe(a) for a in args)
+    if origin is Literal:
+        return None if value in args else f"one of {', '.join(map(repr, args))}"
+    scalar = {type(None): (value is None, "null"),
+              bool: (isinstance(value, bool), "true or false"),
+              int: (number and isinstance(value, int), "an integer"),
+              float: (number and (isinstance(value, int) or math.isfinite(value)),
+                      "a finite number"),
+              str: (isinstance(value, str), "text")}.get(hint)
+    if scalar is not None:
+        return None if scalar[0] else scalar[1]
+    if origin is tuple:
+        if not isinstance(value, (list, tuple)):
+            return f"a list ({_describe(hint)})"
+        variadic = len(args) == 2 and args[1] is Ellipsis
+        if not variadic and len(args) != len(value):
+            return f"a list of {len(args)}"
+        for index, item in enumerate(value):
+            expected = args[0] if variadic else args[index]
+            if type_problem(item, expected):
+                return f"a list of {_describe(expected)} (item {index} is {item!r})"
+    elif origin is dict:
+        if not isinstance(value, dict):
+            return f"an object ({_describe(hint)})"
+        for key, item in value.items():
+            if type_problem(key, args[0]) or type_problem(item, args[1]):
+                return f"an object of {_describe(args[1])} (key {key!r} holds {item!r})"
+    return None  # Any, or a type no stored field has
+
+
+@functools.cache
+def _hints(cls: type) -> tuple[dict[str, Any], frozenset[str]]:
+    """``cls``'s resolved annotations and its tuple fields, once per class (evaluating the
+    annotations' strings on each call was most of reading a set of many rows)."""
+    hints = typing.get_type_hints(cls)
+    return hints, frozenset(name for name, hint in hints.items() if any(
+        typing.get_origin(h) is tuple for h in (hint, *typing.get_args(hint))))
+
+
+def _instance(cls: type[T], raw: Any, where: str, what: str, required: set[str]) -> T:
+    """``raw`` (decoded JSON) as a ``cls``: an object with no unknown key and every
+    ``required`` one, each field of its type (JSON arrays as tuples), its date real."""
+    hints, tupled = _hints(typing.cast(type, cls))
+    if not isinstance(raw, dict):
+        raise HarnessError(f"{where}: {what} is {type(raw).__name__}; expected an object")
+    unknown, missing = sorted(set(raw) - set(hints)), sorted(required - set(raw))
+    if unknown or missing:
+        raise HarnessError(f"{where}: {what} has {'unknown' if unknown else 'no'} key "
+                           f"{(unknown or missing)[0]!r}; expected keys {', '.join(sorted(hints))}")
+    for name, value in raw.items():
+        if wrong := type_problem(value, hints[name]):
+            raise HarnessError(f"{where}: {what} field {name!r} holds {value!r}; expected {wrong}")
+    if wrong := date_problem(raw.get("date", "")):
+        raise HarnessError(f"{where}: {what}: {wrong}")
+    return cls(**{k: tuple(v) if k in tupled and isinstance(v, list) else v
+                  for k, v in raw.items()})
+
+
+def date_problem(text: str, *, now: datetime.datetime | None = None) -> str | None:
+    """Why ``text`` is not a real recording date (ISO 8601, UTC unless it says otherwise,
+    not beyond :data:`CLOCK_SKEW` in the future); ``None`` when it is one or is empty."""
+    if not text:
+        return None
+    try:
+        when = datetime.datetime.fromisoformat(text)
+    except ValueError:
+        return f"date {text!r} is not an ISO 8601 date (e.g. 2026-11-30T18:44:30+00:00)"
+    if when.replace(tzinfo=when.tzinfo or datetime.UTC) > (
+            now or datetime.datetime.now(datetime.UTC)) + CLOCK_SKEW:
+        return f"date {text!r} is in the future; a record is made before it is read"
+    return None
+
+
+def _json(text: str, shown: object, line: int = 1) -> Any:
+    """``text`` as JSON; invalid or too deeply nested JSON names ``shown`` and the line."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise HarnessError(f"{shown}:{line + exc.lineno - 1}: not valid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise HarnessError(f"{shown}:{line}: JSON nested too deeply to read (thousands of "
+                           "levels); a record's values are a few levels deep") from None
+
+
+def _record_text(path: Path, shown: Path) -> str:
+    return read_text(path, shown, limit=MAX_RECORD_BYTES).removeprefix("\ufeff")
+
+
+def read_environments(path: Path, shown: Path) -> dict[str, Environment]:
+    """The runs of a ``.env.json`` file, keyed by run id, every field of its type."""
+    text = _record_text(path, shown)
+    data = _json(text, shown)
+    runs = data.get("runs") if isinstance(data, dict) else None
+    if not isinstance(runs, dict) or not runs:
+        raise HarnessError(
+            f'{shown}:1: expected an object {{"runs": {{"<run id>": {{environment}}}}}} with at '
+            f"least one run, found "
+            f"{type(data).__name__ if not isinstance(data, dict) else 'no runs'}")
+    lines: dict[str, int] = {}  # the line where each run's object opens
+    for number, line in enumerate(text.splitlines(), start=1):
+        if opened := re.match(r'\s*("(?:[^"\\]|\\.)*")\s*:\s*\{', line):
+            lines.setdefault(json.loads(opened.group(1)), number)
+    found: dict[str, Environment] = {}
+    for run_id, raw in runs.items():
+        where, run = f"{shown}:{lines.get(run_id, 1)}", f"run {run_id!r}"
+        env = _instance(Environment, raw, where, run, _REQUIRED_ENVIRONMENT)
+        if env.run_id != run_id:
+            raise HarnessError(f"{where}: {run} names itself {env.run_id!r}")
+        implied = device_key(env.device_key.split("-", 1)[0], env.device_name)
+        if implied != env.device_key:
+            raise HarnessError(
+                f"{where}: {run} was made on {env.device_name!r}, whose device key is "
+                f"{implied!r}, but it is filed as {env.device_key!r} (a hand-edited name?)")
+        found[run_id] = env
+    return found
+
+
+def read_observations(path: Path, shown: Path) -> list[tuple[Location, Observation]]:
+    """Observations of a ``.examples.jsonl`` file with where each sits."""
+    lines: dict[tuple[str, str], tuple[Location, Observation]] = {}
+    for number, line in enumerate(_record_text(path, shown).splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{shown}:{number}"
+        data = _json(line, shown, number)
+        if isinstance(data, dict) and data.get("kind", "number") not in OBSERVATION_KINDS:
+            raise HarnessError(f"{where}: unknown kind {data['kind']!r}."
+                               f"{suggest(str(data['kind']), OBSERVATION_KINDS)}")
+        size = len(json.dumps(data.get("value") if isinstance(data, dict) else None,
+                              ensure_ascii=False))
+        if size > MAX_OBSERVED_CHARS:
+            raise HarnessError(
+                f"{where}: an observed value of {size:,} characters; the largest accepted is "
+                f"{MAX_OBSERVED_CHARS:,} (observe a summary of the value, not the value itself)")
+        observation = _instance(Observation, data, where, "observation", _REQUIRED_OBSERVATION)
+        key = (observation.snippet, observation.name)
+        if key in lines:
+            first, earlier = lines[key]
+            same = "the same value" if earlier.value == observation.value else "another value"
+            raise HarnessError(
+                f"{where}: a second observation of {key[0]!r} {key[1]!r} ({same}) after "
+                f"{first}; a record holds one observation per snippet and name (the checks "
+                "would read one and the page another)")
+        lines[key] = (Location(path=shown, line=number), observation)
+    return list(lines.values())
+
+
+# --- CSV rows ------------------------------------------------------------------------------
+
+def _cell_text(column: Column, value: Any) -> str:
+    if value is None:
+        return ""
+    if column.kind == "bool":
+        return "true" if value else "false"
+    if column.kind == "float":
+        return f"{float(value):.{NUMBER_DIGITS}g}"
+    if column.kind == "floats":
+        return " ".join(f"{v:.{SAMPLE_DIGITS}g}" for v in value)
+    return str(value)
+
+
+def format_rows(rows: list[TrialRow], *, columns: tuple[str, ...] = CSV_HEADER) -> str:
+    """The CSV text of ``rows`` under ``columns`` (the full header by default)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(columns)
+    writer.writerows([_cell_text(_BY_NAME[c], getattr(row, c)) for c in columns] for row in rows)
+    return out.getvalue()
+
+
+def _float(text: str, where: str, column: Column) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0 or (column.positive and value == 0):
+        raise HarnessError(f"{where}: column {column.name!r} holds {text!r}; expected a finite "
+                           f"number {'> 0' if column.positive else '≥ 0'}")
+    return value
+
+
+def _cell(column: Column, text: str, where: str) -> Any:
+    wrong = f"{where}: column {column.name!r} holds {text!r}; expected"
+    if text == "":
+        if column.required:
+            raise HarnessError(f"{where}: column {column.name!r} is empty; it is required")
+        return column.default
+    if column.kind == "bool":
+        if text not in ("true", "false"):
+            raise HarnessError(f"{wrong} true or false")
+        return text == "true"
+    if column.kind == "int":
+        if not (text.isascii() and text.isdigit()):
+            raise HarnessError(f"{wrong} an integer ≥ 0")
+        return int(text)
+    if column.kind == "floats":
+        return tuple(_float(part, where, column) for part in text.split())
+    return text if column.kind == "text" else _float(text, where, column)
+
+
+def parse_rows(text: str, shown: Path) -> list[TrialRow]:
+    """Rows of a record file's ``text``: one per (trial, threads), at least one; errors
+    name ``shown`` and the line. A UTF-8 byte-order mark is accepted."""
+    reader = csv.reader(io.StringIO(text.removeprefix("\ufeff"), newline=""))
+    header = next(reader, None)
+    expected = ",".join(CSV_HEADER)
+    if header is None:
+        raise HarnessError(f"{shown}:1: empty record; expected the header {expected}")
+    missing = [c for c in CSV_HEADER if c not in header]
+    unknown = [c for c in header if c not in CSV_HEADER]
+    repeated = sorted({c for c in header if header.count(c) > 1})
+    if missing or unknown or repeated:
+        what = (f"missing column {missing[0]!r}" if missing else
+                f"unknown column {unknown[0]!r}" if unknown else f"column {repeated[0]!r} twice")
+        raise HarnessError(f"{shown}:1: {what}; expected the header {expected}")
+    rows: list[TrialRow] = []
+    seen: dict[tuple[str, int], int] = {}
+    for cells in reader:
+        line, where = reader.line_num, f"{shown}:{reader.line_num}"
+        if not any(cells):
+            continue
+        if len(cells) != len(header):
+            raise HarnessError(f"{where}: {len(cells)} cells where the header has {len(header)}")
+        row = TrialRow(**{name: _cell(_BY_NAME[name], cell, where)
+                          for name, cell in zip(header, cells, strict=True)},
+                       location=Location(path=shown, line=line))
+        if row.key in seen:
+            raise HarnessError(
+                f"{where}: trial {row.trial!r} with {row.threads} thread(s) already has a row "
+                f"at line {seen[row.key]}; a record holds one row per trial and thread count")
+        seen[row.key] = line
+        rows.append(row)
+    if not rows:
+        raise HarnessError(f"{shown}:2: the record has a header and no row; expected at least one")
+    return rows
+
+
+def read_rows(path: Path, shown: Path) -> list[TrialRow]:
+    """The rows of a ``.csv`` record file; none when it does not exist."""
+    return parse_rows(read_text(path, shown, limit=MAX_RECORD_BYTES), shown) \
+        if path.exists() else []
+
+
+# --- Sets ----------------------------------------------------------------------------------
+
 @dataclass(frozen=True, kw_only=True)
 class SetPaths:
-    """The three files of one record set (torch build × device)."""
+    """The files of one record set (torch build × device)."""
 
     folder: Path
     key: str
@@ -91,60 +367,6 @@ class SetPaths:
     @classmethod
     def of(cls, results: Path, torch_build: str, key: str) -> SetPaths:
         return cls(folder=results / torch_build, key=key)
-
-
-def _json_lines(path: Path, shown: Path) -> list[tuple[int, dict[str, Any]]]:
-    found = []
-    text = read_text(path, shown, limit=MAX_RECORD_BYTES).removeprefix("\ufeff")
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        data = json_value(line, shown, number)
-        if not isinstance(data, dict):
-            raise HarnessError(f"{shown}:{number}: expected a JSON object per line")
-        found.append((number, data))
-    return found
-
-
-def read_observations(path: Path, shown: Path) -> list[tuple[Location, Observation]]:
-    """Observations of a ``.examples.jsonl`` file with where each sits."""
-    found: list[tuple[Location, Observation]] = []
-    lines: dict[tuple[str, str], tuple[Location, Observation]] = {}
-    for number, data in _json_lines(path, shown):
-        unknown = set(data) - _OBSERVATION_FIELDS
-        missing = _REQUIRED_OBSERVATION - set(data)
-        if unknown or missing:
-            what = (f"unknown key {sorted(unknown)[0]!r}" if unknown
-                    else f"missing key {sorted(missing)[0]!r}")
-            raise HarnessError(
-                f"{shown}:{number}: {what}; expected keys {', '.join(sorted(_OBSERVATION_FIELDS))}"
-            )
-        where = f"{shown}:{number}"
-        if data["kind"] not in OBSERVATION_KINDS:
-            raise HarnessError(
-                f"{where}: unknown kind {data['kind']!r}."
-                f"{suggest(str(data['kind']), OBSERVATION_KINDS)}")
-        line = json.dumps(data.get("value"), ensure_ascii=False)
-        if len(line) > MAX_OBSERVED_CHARS:
-            raise HarnessError(
-                f"{where}: an observed value of {len(line):,} characters; the largest accepted is "
-                f"{MAX_OBSERVED_CHARS:,} (observe a summary of the value, not the value itself)")
-        observation = Observation(**typed_fields(Observation, data, where, "observation"))
-        wrong = date_problem(observation.date)
-        if wrong:
-            raise HarnessError(f"{where}: observation {observation.name!r}: {wrong}")
-        key = (observation.snippet, observation.name)
-        if key in lines:
-            first, earlier = lines[key]
-            same = "the same value" if earlier.value == observation.value else "another value"
-            raise HarnessError(
-                f"{where}: a second observation of {key[0]!r} {key[1]!r} ({same}) after "
-                f"{first}; a record holds one observation per snippet and name (the checks "
-                "would read one and the page another)")
-        location = Location(path=shown, line=number)
-        lines[key] = (location, observation)
-        found.append((location, observation))
-    return found
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -185,14 +407,10 @@ class DeviceRecord:
 
     # Indexes built once, on first lookup: a drift report or a page asks for every trial
     # and every observation, so a scan per lookup made it quadratic in the rows (291 s
-    # at 90,000 rows). cached_property stores into the instance's __dict__, which a
-    # frozen dataclass allows; rows and observations are not changed after loading.
+    # at 90,000 rows). A frozen dataclass allows cached_property (it writes __dict__).
     @functools.cached_property
     def _rows_by_trial(self) -> dict[str, TrialRow]:
-        found: dict[str, TrialRow] = {}
-        for r in self.rows:
-            found.setdefault(r.trial, r)  # the first row of a trial, as a scan would find
-        return found
+        return {r.trial: r for r in reversed(self.rows)}  # the first row of a trial wins
 
     def row(self, trial: str) -> TrialRow | None:
         """The (first) row of ``trial``; ``None`` if the set has none."""
@@ -224,34 +442,36 @@ class Records:
         return sorted({r.torch_build for r in self.items}, key=version_key)
 
 
+def check_settled(results: Path, shown: Path) -> None:
+    """A reader's guard: an interrupted write (:mod:`.commit`) must not publish half a folder."""
+    for new in sorted(results.glob(".*.new")):
+        raise HarnessError(
+            f"{shown / new.name}: a recording run was interrupted while replacing "
+            f"{shown / new.name[1:-len('.new')]}; run `python -m harness record` again (it "
+            "moves this complete folder into place first) or delete it to keep the old one")
+
+
 def _attribution(record: DeviceRecord, shown_folder: Path) -> None:
     build, key = record.torch_build, record.device_key
+    here = f"the record of torch {build} on {key!r}"
     for run_id, env in record.environments.items():
         if (env.torch_build, env.device_key) != (build, key):
             raise HarnessError(
                 f"{shown_folder / (key + '.env.json')}:1: run {run_id!r} was made with torch "
-                f"{env.torch_build} on {env.device_key!r}, but the file is the record of torch "
-                f"{build} on {key!r} (a copied or renamed folder?)"
-            )
+                f"{env.torch_build} on {env.device_key!r}, but the file is {here} (a copied or "
+                "renamed folder?)")
     for row in [*record.rows, *record.control_rows]:
         if (row.torch_build, row.device) != (build, key):
             raise HarnessError(
-                f"{row.location}: row names torch {row.torch_build} on {row.device!r} in the "
-                f"record of torch {build} on {key!r}"
-            )
+                f"{row.location}: row names torch {row.torch_build} on {row.device!r} in {here}")
         if row.run_id not in record.environments:
             raise HarnessError(
                 f"{row.location}: row names run {row.run_id!r}, which {key}.env.json does not "
-                "describe; every row needs the environment it was measured in"
-            )
-    for (snippet, name), where in record.observation_lines.items():
-        found = record.observation(snippet, name)
-        assert found is not None
+                "describe; every row needs the environment it was measured in")
+    for where, found in zip(record.observation_lines.values(), record.observations, strict=True):
         if (found.torch_build, found.device_key) != (build, key):
-            raise HarnessError(
-                f"{where}: observation names torch {found.torch_build} on {found.device_key!r} "
-                f"in the record of torch {build} on {key!r}"
-            )
+            raise HarnessError(f"{where}: observation names torch {found.torch_build} on "
+                               f"{found.device_key!r} in {here}")
         if found.run_id not in record.environments:
             raise HarnessError(f"{where}: observation names run {found.run_id!r}, which "
                                f"{key}.env.json does not describe")
@@ -273,23 +493,20 @@ def load_all(results: Path, *, root: Path | None = None) -> Records:
             shown = relative(path, base)
             suffix = next((s for s in _SUFFIXES if path.name.endswith(s)), None)
             if suffix is None:
-                raise HarnessError(
-                    f"{shown}:1: not a record file; expected <device>{', <device>'.join(_SUFFIXES)}"
-                )
+                raise HarnessError(f"{shown}:1: not a record file; expected "
+                                   f"<device>{', <device>'.join(_SUFFIXES)}")
             key = path.name[: -len(suffix)]
             if key.split("-", 1)[0] not in DEVICE_TYPES:
                 raise HarnessError(
                     f"{shown}:1: unknown device {key!r}.{suggest(key, DEVICE_TYPES)}")
-            slot = found.setdefault((folder.name, key), {})
-            kind = _SUFFIXES[suffix]
-            if kind in ("rows", "control_rows"):
-                slot[kind] = parse_rows(read_text(path, shown, limit=MAX_RECORD_BYTES), shown)
-            elif kind == "observations":
+            slot, kind = found.setdefault((folder.name, key), {}), _SUFFIXES[suffix]
+            if kind == "observations":
                 located = read_observations(path, shown)
                 slot["observations"] = [o for _, o in located]
                 slot["observation_lines"] = {(o.snippet, o.name): loc for loc, o in located}
             else:
-                slot["environments"] = read_environments(path, shown)
+                slot[kind] = (read_environments(path, shown) if kind == "environments"
+                              else read_rows(path, shown))
     unsigned = unsigned_entries(results, shown_results) if found else {}
     items = []
     for (build, key), parts in sorted(found.items(),
@@ -297,8 +514,7 @@ def load_all(results: Path, *, root: Path | None = None) -> Records:
         if "environments" not in parts:
             raise HarnessError(
                 f"{shown_results}/{build}/{key}.env.json:1: missing; every record "
-                "needs the environment it was made in (re-run the record command)"
-            )
+                "needs the environment it was made in (re-run the record command)")
         provenance = verify_set(results, build, key, set_files(results / build, key),
                                 shown=shown_results, unsigned=unsigned)
         record = DeviceRecord(torch_build=build, device_key=key, provenance=provenance, **parts)

@@ -26,7 +26,7 @@ from typing import Any
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.utils import get_relative_url
 
-from harness.records.files import write_atomically
+from harness.records.commit import write_atomically
 
 __all__ = ["STYLE_FOLDER", "left_out_of_search", "search_languages", "share_notebook_styles",
            "split_search_index"]

@@ -15,8 +15,7 @@ import html
 
 from harness.core.rows import CSV_HEADER, TrialRow
 from harness.core.types import Environment, TrialSpec
-from harness.records.rows import format_rows
-from harness.records.store import DeviceRecord
+from harness.records.store import DeviceRecord, format_rows
 from harness.text.markdown import html_text
 from harness.text.numbers import (
     bytes_text,

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 
 from harness.core.errors import HarnessError
 from harness.core.rows import ARTICLE_COLUMNS
-from harness.records.rows import format_rows
+from harness.records.store import format_rows
 from harness.text.markdown import cell
 from harness.text.numbers import (
     decimal,

@@ -21,7 +21,7 @@ from pathlib import Path
 from support import inject, record_files
 
 from harness.records.provenance import NAMESPACE, sign_set
-from harness.records.rows import format_rows, parse_rows
+from harness.records.store import format_rows, parse_rows
 
 __all__ = ["RECORD_FAULTS"]
 

@@ -21,8 +21,7 @@ import pytest
 from support import ROOT, SAMPLES
 
 from harness.core.rows import CSV_HEADER
-from harness.records.rows import format_rows
-from harness.records.store import DeviceRecord, Records, load_all
+from harness.records.store import DeviceRecord, Records, format_rows, load_all
 from harness.sources.trials import load_trials, workload_sources
 from harness.text.words import LANGS, catalogue
 from harness.views.all_columns import CSV_ONLY, SHOWN, all_columns

@@ -18,17 +18,23 @@ from harness.core.errors import HarnessError, Location
 from harness.core.rows import TrialRow
 from harness.core.types import Environment, Observation, TrialSpec
 from harness.records.commit import commit_set
-from harness.records.consistency import (
+from harness.records.provenance import vouch
+from harness.records.store import (
+    MAX_OBSERVED_CHARS,
+    MAX_RECORD_BYTES,
+    DeviceRecord,
+    SetPaths,
+    date_problem,
+    load_all,
+)
+from harness.records.validate import (
     NOISY_IQR_OVER_MEDIAN,
+    consistency_problems,
     fraction_problems,
     row_problems,
     run_problems,
     spec_problems,
 )
-from harness.records.envjson import MAX_RECORD_BYTES, date_problem
-from harness.records.provenance import vouch
-from harness.records.store import MAX_OBSERVED_CHARS, DeviceRecord, SetPaths, load_all
-from harness.records.validate import consistency_problems
 
 NOW = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
 SAMPLES = (1.0e-3, 1.1e-3, 1.2e-3, 1.3e-3, 1.4e-3)

@@ -16,8 +16,7 @@ from harness.core.errors import HarnessError
 from harness.core.rows import CSV_HEADER, TrialRow
 from harness.core.types import Environment, Observation
 from harness.records.commit import commit_set
-from harness.records.rows import format_rows, parse_rows
-from harness.records.store import SetPaths, load_all
+from harness.records.store import SetPaths, format_rows, load_all, parse_rows
 
 
 def row(trial: str, *, run: str = "r1", build: str = "2.13.0+cpu", **extra: object) -> TrialRow:
@@ -253,7 +252,7 @@ def test_a_read_only_records_folder_is_named(tmp_path: Path) -> None:
 def test_a_second_writer_that_may_not_wait_refuses_naming_the_lock(tmp_path: Path) -> None:
     from filelock import FileLock
 
-    from harness.records.files import locked
+    from harness.records.commit import locked
 
     results = tmp_path / "results"
     results.mkdir()
