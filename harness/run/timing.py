@@ -63,10 +63,10 @@ def _release(device: Any) -> None:
     if device.type != "cpu":
         import torch
 
-        if hasattr(torch, "accelerator") and hasattr(torch.accelerator, "empty_cache"):
-            torch.accelerator.empty_cache()
-        elif hasattr(getattr(torch, device.type, None), "empty_cache"):
-            getattr(torch, device.type).empty_cache()
+        for owner in (getattr(torch, "accelerator", None), getattr(torch, device.type, None)):
+            if owner is not None and hasattr(owner, "empty_cache"):
+                owner.empty_cache()
+                break
 
 
 #: Timed blocks per run when trials.toml's ``[method]`` does not say.
@@ -174,26 +174,15 @@ def bare_loop(spec: TrialSpec, *, device: Any, harness_s: float, calls: int = 50
                 ratio=harness_s / bare)
 
 
-def _peak_reserved(device: Any) -> tuple[Any, int]:
-    """(the allocator module, reserved bytes now) on an accelerator that counts them."""
-    import torch
-
-    accelerator = getattr(torch, "accelerator", None)
-    memory = getattr(accelerator, "memory", None)
-    module = memory if memory is not None and hasattr(memory, "max_memory_reserved") \
-        else getattr(torch, device.type, None)
-    if module is None or not hasattr(module, "max_memory_reserved"):
-        return None, 0
-    return module, int(module.memory_reserved())
-
-
 def _memory(spec: TrialSpec, device: Any, workloads: ModuleType) -> dict[str, int]:
     """The work's own peak: built again once the first call has set up the libraries,
     its temporaries of other dtypes freed before the peak is reset, then called a few
     times; counted from the baseline before building, so the inputs it keeps count."""
     _release(device)
     baseline = devices.reset_peak_memory(device)
-    module, reserved = _peak_reserved(device) if device.type != "cpu" else (None, 0)
+    module = devices.memory_module(device)
+    module = module if hasattr(module, "max_memory_reserved") else None
+    reserved = int(module.memory_reserved()) if module is not None else 0
     work = getattr(workloads, spec.workload)(spec=spec, device=device)
     gc.collect()
     devices.reset_peak_memory(device)
