@@ -1,10 +1,9 @@
 """The machine a trial runs on: device selection, the backend's documented
 synchronize, peak memory, and the description a record keeps of where it was made.
 
-torch is imported inside functions, so this runs on a GPU machine that has only torch.
-``torch.accelerator`` exists since torch 2.6 and ``torch.accelerator.memory`` since
-about 2.9, so each is used only after ``hasattr`` says it is there, with the
-per-backend module as fallback.
+torch is imported inside functions, so this runs on a GPU machine that has only torch
+(2.6 or later: ``torch.accelerator`` and ``torch.Event``). ``torch.accelerator.memory``
+came about 2.9, so the per-backend module stands in for it before.
 """
 
 from __future__ import annotations
@@ -53,14 +52,8 @@ def select(device_type: str) -> Any:
     """``torch.device`` for ``device_type`` or a HarnessError listing the usable ones."""
     import torch
 
-    usable = ["cpu"]
-    for name in ("cuda", "mps", "xpu"):
-        module = getattr(torch.backends, name, None) if name == "mps" else _backend(name)
-        try:
-            if module is not None and module.is_available():
-                usable.append(name)
-        except (RuntimeError, AttributeError):  # a backend compiled out reports by raising
-            continue
+    found = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else None
+    usable = ["cpu"] + ([found.type] if found is not None else [])
     if device_type not in usable:
         raise HarnessError(
             f"device {device_type!r} is not available with torch {torch.__version__} on this "
@@ -85,32 +78,21 @@ def device_name(device: Any) -> str:
 
 def synchronize(device: Any) -> None:
     """Wait until queued work on ``device`` is done; a no-op on the CPU."""
-    if device.type == "cpu":
-        return
-    import torch
+    if device.type != "cpu":
+        import torch
 
-    if hasattr(torch, "accelerator") and hasattr(torch.accelerator, "synchronize"):
         torch.accelerator.synchronize()
-    else:
-        _backend(device.type).synchronize()
 
 
 def timing_events(device: Any) -> tuple[Any, Any]:
-    """A (start, end) pair of events that time work on the device itself.
-
-    ``torch.Event`` (torch 2.4 and later) is the device-generic form; before it, the
-    backend's own ``Event`` class. A CPU has no device clock: its operations finish
-    before they return, so the host clock is the device's there.
-    """
+    """A (start, end) pair of events that time work on the device itself. A CPU has no
+    device clock: its operations finish before they return, so the host clock is exact."""
     import torch
 
     if device.type == "cpu":
         raise HarnessError("device events need an accelerator; on a CPU the host clock is exact")
-    if hasattr(torch, "Event"):
-        return (torch.Event(device=device, enable_timing=True),
-                torch.Event(device=device, enable_timing=True))
-    backend = _backend(device.type)
-    return backend.Event(enable_timing=True), backend.Event(enable_timing=True)
+    return (torch.Event(device=device, enable_timing=True),
+            torch.Event(device=device, enable_timing=True))
 
 
 def _status_bytes(field: str) -> int:
@@ -193,14 +175,6 @@ def _run(command: list[str], cwd: Path | None = None) -> str:
     return done.stdout.strip() if done.returncode == 0 else ""
 
 
-def _driver(torch: Any) -> str:
-    found = _run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"])
-    if found:
-        return found.splitlines()[0]
-    get = getattr(torch._C, "_cuda_getDriverVersion", None)  # CUDA driver API level only
-    return f"CUDA driver API {get() // 1000}.{get() % 1000 // 10}" if get else ""
-
-
 def describe(device: Any, *, key: str, threads: int = 1, root: Path | None = None,
              session: str | None = None, extra: dict[str, Any] | None = None,
              run_id: str = "") -> Environment:
@@ -236,7 +210,8 @@ def describe(device: Any, *, key: str, threads: int = 1, root: Path | None = Non
         date=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         torch_git=getattr(torch.version, "git_version", "") or "",
         cuda=(torch.version.cuda or "") if device.type == "cuda" else "",
-        driver=_driver(torch) if device.type == "cuda" else "",
+        driver=(_run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"])
+                .split("\n")[0] if device.type == "cuda" else ""),
         cpu_model=device_name(torch.device("cpu")),
         cpu_flags=tuple(f for f in _RELEVANT_FLAGS if f in present),
         repo_commit=_run(["git", "rev-parse", "HEAD"], cwd=root) if root else "",

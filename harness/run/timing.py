@@ -2,25 +2,19 @@
 :class:`~harness.core.rows.TrialRow` out, from ``runs`` separate processes.
 
 A *run* is a fresh Python process (``python -m harness.run.timing``) that times the
-phases the article «Medir PyTorch» asks to keep apart: loading (building inputs or the
-model), the first call (timed before anything else calls the workload, so it holds
-what later disappears: kernel selection, lazy initialisation, allocator growth) and the
-steady state, ``blocks`` timed blocks of a fixed number of calls, each read on two
-clocks: wall time (after waiting for the accelerator, unless the trial measures not
-waiting) and the timed thread's CPU time (``time.thread_time``), which other tenants
-of a shared machine barely move. The drift verdict treats the run as its unit
-(:mod:`harness.records.drift_stats`): a row keeps the blocks of all its runs, one run
-after the other, and says how many runs they came from.
+phases «Medir PyTorch» keeps apart: loading, the first call (timed before anything else
+calls the workload, so it holds kernel selection, lazy initialisation, allocator growth)
+and the steady state, ``blocks`` timed blocks of a fixed number of calls, each read as
+wall time (after waiting for the accelerator, unless the trial measures not waiting) and
+as the timed thread's CPU time, which other tenants of a shared machine barely move. The
+drift verdict's unit is the run (:mod:`harness.records.drift_stats`): a row keeps the
+blocks of all its runs, one run after the other.
 
-The memory of a row is the work's own: the peak is reset after loading, once
-temporaries of other dtypes are freed, and counted from the baseline before loading,
-so the inputs the work keeps count and the ones it dropped do not. On an accelerator
-the caching allocator's reserved peak is kept apart from the allocated one.
-
-A trial whose ``params`` name a ``clock`` times a fixed number of calls per block
-(:func:`fixed_calls`), to show what each way of reading a clock reports when few calls
-are queued. A failure at any phase, in any run, is a row with its ``error`` and whatever
-was measured before it, never a missing row.
+A row's memory is the work's own: the peak is reset after loading, once temporaries of
+other dtypes are freed, and counted from the baseline before loading. A trial whose
+``params`` name a ``clock`` times a fixed number of calls per block (:func:`fixed_calls`).
+A failure at any phase, in any run, is a row with its ``error`` and whatever was
+measured before it, never a missing row.
 """
 
 from __future__ import annotations
@@ -290,37 +284,20 @@ class Measured:
     """Calls of the workload before its first timed call, over all runs: 0."""
 
 
-def run_trial(
-    spec: TrialSpec,
-    *,
-    device: Any,
-    environment: Environment,
-    spec_hash: str,
-    min_run_time: float,
-    runs: int = 1,
-    blocks: int = MIN_TIMED_BLOCKS,
-    workloads: Path = WORKLOADS_FILE,
-) -> Measured:
+def run_trial(spec: TrialSpec, *, device: Any, environment: Environment, spec_hash: str,
+              min_run_time: float, runs: int = 1, blocks: int = MIN_TIMED_BLOCKS,
+              workloads: Path = WORKLOADS_FILE) -> Measured:
     """Measure ``spec`` on ``device`` in ``runs`` fresh processes of ``blocks`` blocks
     (``min_run_time`` seconds of blocks each); failures are a row with its ``error``."""
     clock = spec.params.get("clock")
     synchronized = (clock != "host" if clock is not None
                     else bool(spec.params.get("synchronize", True)))
     fields: dict[str, Any] = dict(
-        trial=spec.name,
-        torch_build=environment.torch_build,
-        device=environment.device_key,
-        dtype=spec.dtype,
-        shape=shape_text(spec.shape),
-        batch=spec.batch,
-        task=spec.task,
-        threads=spec.threads,
-        tolerance=spec.tolerance,
-        memory_method=devices.memory_method(device),
-        synchronized=synchronized,
-        spec_sha256=spec_hash,
-        run_id=environment.run_id,
-    )
+        trial=spec.name, torch_build=environment.torch_build, device=environment.device_key,
+        dtype=spec.dtype, shape=shape_text(spec.shape), batch=spec.batch, task=spec.task,
+        threads=spec.threads, tolerance=spec.tolerance, synchronized=synchronized,
+        memory_method=devices.memory_method(device), spec_sha256=spec_hash,
+        run_id=environment.run_id)
     done = [_fresh_run(spec, device, synchronized, min_run_time, blocks, workloads)
             for _ in range(runs)]
     firsts = tuple(r["first_call_s"] for r in done if "first_call_s" in r)
