@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import gc
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -338,8 +339,6 @@ def instructions(spec: TrialSpec, *, workloads: Path = WORKLOADS_FILE) -> float:
     """Instructions per call of ``spec``'s step on the CPU, counted by callgrind
     (``Timer.collect_callgrind``, denoised): deterministic where time is not. It starts
     a separate ``python`` found on PATH, so this Python's folder goes first."""
-    import os
-
     from torch.utils.benchmark import Timer
 
     setup = ("import json, torch\n"
