@@ -29,11 +29,11 @@ __all__ = ["Checked", "ExampleReport", "PageSession", "checked_from", "failure_m
 TIMEOUT_ENV = "HARNESS_EXAMPLE_TIMEOUT"
 
 
-def timeout_from_env(default: float = DEFAULT_TIMEOUT_S) -> float:
+def timeout_from_env() -> float:
     """The per-snippet backstop from ``HARNESS_EXAMPLE_TIMEOUT`` (read strictly: ``nan``
     would turn the hang guard off, ``inf`` overflow the clock)."""
     raw = os.environ.get(TIMEOUT_ENV, "")
-    return parse_seconds(raw, what=f"{TIMEOUT_ENV}={raw!r}") if raw else default
+    return parse_seconds(raw, what=f"{TIMEOUT_ENV}={raw!r}") if raw else DEFAULT_TIMEOUT_S
 
 
 @dataclass(frozen=True, kw_only=True)
