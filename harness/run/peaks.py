@@ -48,10 +48,7 @@ def parse_cpuinfo(text: str) -> dict[str, str]:
 
 def cpu_info() -> dict[str, str]:
     """This machine's :func:`parse_cpuinfo`; empty where ``/proc/cpuinfo`` is unreadable."""
-    try:
-        return parse_cpuinfo(_CPUINFO.read_text(encoding="utf-8"))
-    except OSError:
-        return {}
+    return parse_cpuinfo(_read(_CPUINFO) or "")
 
 
 def _number(text: str) -> int | None:
@@ -98,25 +95,24 @@ def microarchitecture(identity: str) -> Microarchitecture | None:
     return None
 
 
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+
+
 def max_clock(sys_cpu: Path = _SYS_CPU) -> tuple[float, str, str]:
     """``(Hz, source, why not)``: the OS's maximum clock of cpu0 and where it was read,
     or ``(0, "", reason)`` when cpufreq gives none or a driver that hides boost."""
     folder = sys_cpu / "cpu0" / "cpufreq"
-    try:
-        khz = int((folder / "cpuinfo_max_freq").read_text(encoding="ascii").strip())
-    except (OSError, ValueError):
+    khz, driver = _read(folder / "cpuinfo_max_freq") or "", _read(folder / "scaling_driver") or ""
+    if not khz.isdigit():
         return 0.0, "", "no cpufreq cpuinfo_max_freq"
-    try:
-        driver = (folder / "scaling_driver").read_text(encoding="ascii").strip()
-    except OSError:
-        driver = ""
-    try:
-        boost: str | None = (sys_cpu / "cpufreq" / "boost").read_text(encoding="ascii")
-    except OSError:
-        boost = None
+    boost = _read(sys_cpu / "cpufreq" / "boost")
     if not trusted_clock(driver=driver, boost=boost):
         return 0.0, "", f"cpufreq driver {driver or 'unknown'} may hide boost clocks"
-    return khz * 1e3, f"cpufreq cpuinfo_max_freq ({driver or 'boost off'})", ""
+    return int(khz) * 1e3, f"cpufreq cpuinfo_max_freq ({driver or 'boost off'})", ""
 
 
 @dataclass(frozen=True, kw_only=True)
