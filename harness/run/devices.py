@@ -176,15 +176,13 @@ def _run(command: list[str], cwd: Path | None = None) -> str:
 
 
 def describe(device: Any, *, key: str, threads: int = 1, root: Path | None = None,
-             session: str | None = None, extra: dict[str, Any] | None = None,
-             run_id: str = "") -> Environment:
+             extra: dict[str, Any] | None = None, run_id: str = "") -> Environment:
     """The environment of a record made on ``device`` by trials using ``threads``.
 
     ``key`` is the record's device key (``harness.records.store.device_key``); the caller
-    passes it because the store sits in a later layer than this module. ``session``
-    names the recording job (several builds recorded interleaved on one machine share
-    it); by default it is read from the ``HARNESS_RECORD_SESSION`` environment
-    variable, and is empty when that is unset.
+    passes it because the store sits in a later layer than this module. The session
+    (``HARNESS_RECORD_SESSION``, empty when unset) names the recording job: several
+    builds recorded interleaved on one machine share it.
     """
     import torch
 
@@ -222,7 +220,7 @@ def describe(device: Any, *, key: str, threads: int = 1, root: Path | None = Non
         microarchitecture=cpu.microarchitecture,
         max_clock_hz=cpu.max_clock_hz,
         max_clock_source=cpu.max_clock_source,
-        session=os.environ.get("HARNESS_RECORD_SESSION", "") if session is None else session,
+        session=os.environ.get("HARNESS_RECORD_SESSION", ""),
         own_cores=own_cores(info),
         extra={
             "memory_method": memory_method(device),
