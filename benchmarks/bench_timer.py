@@ -69,7 +69,7 @@ def main() -> int:
     min_run_time, rounds = SETTINGS["quick" if args.quick else "full"]
     import torch
 
-    from harness.run.environment import describe
+    from harness.run.devices import describe
 
     device = torch.device("cpu")
     environment = describe(device, key="cpu", threads=1)

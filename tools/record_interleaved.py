@@ -58,8 +58,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-examples", action="store_true",
                         help="skip observing the examples (a trial of the method)")
     parser.add_argument("--results", help="records folder (default: the checkout's)")
-    parser.add_argument("--quiet-guard", action="store_true",
-                        help="passed on to record: wait for quiet CPUs before each trial")
     parser.add_argument("--instructions", action="store_true",
                         help="passed on to record: count instructions with callgrind")
     parser.add_argument("--runs", type=int, help="passed on to record: runs per trial")
@@ -71,7 +69,6 @@ def main(argv: list[str] | None = None) -> int:
     env = {**os.environ, "HARNESS_RECORD_SESSION": session, "OMP_NUM_THREADS": "1"}
     common = ["--device", args.device, f"--{mode}"]
     common += ["--results", args.results] if args.results else []
-    common += ["--quiet-guard"] if args.quiet_guard else []
     common += ["--runs", str(args.runs)] if args.runs else []
     common += ["--min-run-time", args.min_run_time] if args.min_run_time else []
     counted = ["--instructions"] if args.instructions else []

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from harness.commands.checkout import add_results_option, add_root_option
-from harness.commands.record_execute import GUARD_TRIES, Outcome, execute
+from harness.commands.record_execute import Outcome, execute
 from harness.commands.record_plan import RecordPlan, make_plan, seconds
 from harness.core.errors import relative
 from harness.core.types import DEVICE_TYPES
@@ -53,10 +53,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workloads", type=Path,
                         help="the trials' workload functions (default: trials/workloads.py of "
                              "the checkout)")
-    parser.add_argument("--quiet-guard", action="store_true",
-                        help="before each trial wait for other processes to leave the CPUs, "
-                             f"and measure a trial again (up to {GUARD_TRIES} times) when "
-                             "they shared them")
     parser.add_argument("--bare-loop", metavar="NAME",
                         help="after the trials, time trial NAME's step again in a bare loop "
                              "timed with device events, in the same process, and store "
@@ -88,9 +84,6 @@ def report(plan: RecordPlan, outcome: Outcome) -> int:
               f"{sum(r.noisy for r in rows)} noisy)", file=sys.stderr)
     if outcome.environment.bare_loop:
         print(f"bare loop: {outcome.environment.bare_loop}", file=sys.stderr)
-    for name in outcome.shared:
-        print(f"shared CPUs in every attempt: {name}; record it again on a quiet machine",
-              file=sys.stderr)
     for failure in examples.failures:
         print(failure, file=sys.stderr)
     committed = outcome.committed

@@ -23,18 +23,13 @@ from typing import TextIO
 
 from harness.commands.record_plan import RecordPlan
 from harness.core.rows import TrialRow
-from harness.core.types import Environment, TrialSpec
+from harness.core.types import Environment
 from harness.records import commit, store
 from harness.run import devices, timing
-from harness.run import environment as env
 from harness.run.examples import ExampleReport, record_examples
 from harness.sources.trials import spec_sha256, workload_sources
 
-__all__ = ["GUARD_TRIES", "Outcome", "Progress", "execute", "new_run_id"]
-
-#: Attempts per trial under --quiet-guard before the last one is kept anyway.
-GUARD_TRIES = 3
-
+__all__ = ["Outcome", "Progress", "execute", "new_run_id"]
 
 class Progress:
     """A one-line progress bar on stderr (one line per step when not a terminal)."""
@@ -75,8 +70,6 @@ class Outcome:
     environment: Environment
     paths: store.SetPaths
     rows: list[TrialRow] = field(default_factory=list)
-    shared: list[str] = field(default_factory=list)
-    """Trials that shared the CPUs with other work in every attempt (--quiet-guard)."""
     examples: ExampleReport = field(default_factory=ExampleReport)
     committed: commit.CommitReport | None = None
     """``None`` when nothing was recorded (nothing was written)."""
@@ -99,45 +92,24 @@ def _summary(row: TrialRow) -> str:
             f"{row.throughput or 0:.4g} {row.throughput_unit}, {quality}")
 
 
-def _measure(spec: TrialSpec, plan: RecordPlan, *, device: object, environment: Environment,
-             sources: dict[str, str], progress: Progress) -> tuple[timing.Measured, float]:
-    """A trial's row, measured again under the guard while others shared the CPUs;
-    with the share of other work in the attempt that was kept."""
-    guard, shared = plan.guard, 0.0
-    for attempt in range(1, (GUARD_TRIES if guard else 1) + 1):
-        progress.show(spec.name, f"attempt {attempt}" if attempt > 1 else "")
-        if guard:
-            guard.wait()
-        since = guard.mark() if guard else None
-        measured = timing.run_trial(spec, device=device, environment=environment,
-                                    spec_hash=spec_sha256(spec, sources=sources),
-                                    min_run_time=plan.min_run_time, runs=plan.method.runs,
-                                    blocks=plan.method.blocks, workloads=plan.workloads)
-        shared = guard.others(since) if guard else 0.0
-        if guard is None or shared <= guard.limit:
-            break
-    return measured, shared
-
-
 def _trials(plan: RecordPlan, *, device: object, environment: Environment
-            ) -> tuple[list[TrialRow], list[str], dict[str, object]]:
-    """The rows, the trials that shared the CPUs, and what the environment keeps beside
+            ) -> tuple[list[TrialRow], dict[str, object]]:
+    """The rows, and what the environment keeps beside
     the rows: runs per trial, the timed thread's CPU time per block, each run's first
     call, accelerator reserved peaks and callgrind's instruction counts."""
     sources = workload_sources(workloads=plan.workloads)
     progress = Progress(len(plan.trials))
     rows: list[TrialRow] = []
-    shared_trials: list[str] = []
     beside: dict[str, dict[str, object]] = {"thread_cpu_s": {}, "first_calls_s": {},
                                             "memory_reserved": {}, "instructions": {}}
     counting = plan.instructions and shutil.which("valgrind") is not None
     for spec in plan.trials:
-        measured, shared = _measure(spec, plan, device=device, environment=environment,
-                                    sources=sources, progress=progress)
+        progress.show(spec.name)
+        measured = timing.run_trial(spec, device=device, environment=environment,
+                                    spec_hash=spec_sha256(spec, sources=sources),
+                                    min_run_time=plan.min_run_time, runs=plan.method.runs,
+                                    blocks=plan.method.blocks, workloads=plan.workloads)
         row = measured.row
-        over = plan.guard is not None and shared > plan.guard.limit
-        if over:
-            shared_trials.append(f"{spec.name} ({shared:.2f} other cores)")
         rows.append(row)
         if measured.cpu_s:
             beside["thread_cpu_s"][spec.name] = list(measured.cpu_s)
@@ -149,13 +121,13 @@ def _trials(plan: RecordPlan, *, device: object, environment: Environment
             progress.show(spec.name, "callgrind")
             beside["instructions"][spec.name] = timing.instructions(
                 spec, workloads=plan.workloads)
-        progress.step(spec.name, _summary(row) + (f", SHARED CPUs {shared:.2f}" if over else ""))
+        progress.step(spec.name, _summary(row))
     progress.close()
     extra: dict[str, object] = {"runs": plan.method.runs, "blocks_per_run": plan.method.blocks,
                                 **{k: v for k, v in beside.items() if v}}
     if plan.instructions and not counting:
         extra["instructions_missing"] = "valgrind not found: no instruction counts"
-    return rows, shared_trials, extra
+    return rows, extra
 
 
 def _examples(plan: RecordPlan, environment: Environment) -> ExampleReport:
@@ -178,11 +150,10 @@ def _examples(plan: RecordPlan, environment: Environment) -> ExampleReport:
 
 
 def _environment(plan: RecordPlan, device: object, key: str) -> Environment:
-    threads = max((s.threads for s in plan.trials), default=env.default_threads())
+    threads = max((s.threads for s in plan.trials), default=devices.default_threads())
     extra: dict[str, object] = {
         "mode": plan.mode,
         "min_run_time_s": plan.min_run_time,
-        "quiet_guard": plan.guard is not None,
         # glibc's dynamic mmap threshold can make small training steps noisy; say which applied.
         "malloc_mmap_threshold": os.environ.get(
             "MALLOC_MMAP_THRESHOLD_", "glibc default (dynamic)"
@@ -190,23 +161,20 @@ def _environment(plan: RecordPlan, device: object, key: str) -> Environment:
         "first_call": "each run is a fresh process: the workload is built and its first "
                       "call timed before anything else calls it",
     }
-    if plan.guard is not None:
-        extra["quiet_guard_limit_cores"] = plan.guard.limit
-    return env.describe(device, key=key, threads=threads, root=plan.root, extra=extra,
-                        run_id=new_run_id())
+    return devices.describe(device, key=key, threads=threads, root=plan.root, extra=extra,
+                           run_id=new_run_id())
 
 
 def _completed(plan: RecordPlan, environment: Environment, rows: list[TrialRow],
-               shared: list[str], device: object, beside: dict[str, object]) -> Environment:
-    """The environment with what the trial phase found: the trials that shared the CPUs
-    under --quiet-guard, and the --bare-loop comparison.
+               device: object, beside: dict[str, object]) -> Environment:
+    """The environment with what the trial phase found: what the record keeps beside the
+    rows, and the --bare-loop comparison.
 
     It is described once, before the first trial (every row names its run id), and
     completed once, here, before the examples and the commit: the examples, the rows and
     the stored environment are one run's, and nothing else changes it.
     """
     extra = {**environment.extra, **beside}
-    extra = {**extra, "shared_trials": shared} if plan.guard else extra
     bare_loop = environment.bare_loop
     timed = next((r for r in rows if r.trial == plan.bare_loop and r.latency), None)
     if timed is not None and timed.latency:  # only a measured row has a latency to compare
@@ -222,9 +190,9 @@ def execute(plan: RecordPlan) -> Outcome:
     key = store.device_key(device.type, devices.device_name(device))
     environment = _environment(plan, device, key)
     paths = store.SetPaths.of(plan.results, environment.torch_build, key)
-    rows, shared, beside = _trials(plan, device=device, environment=environment) \
-        if plan.trials else ([], [], {})
-    environment = _completed(plan, environment, rows, shared, device, beside)
+    rows, beside = _trials(plan, device=device, environment=environment) \
+        if plan.trials else ([], {})
+    environment = _completed(plan, environment, rows, device, beside)
     examples = _examples(plan, environment) if plan.project is not None else ExampleReport()
     committed = None
     if rows or examples.observations:
@@ -234,5 +202,5 @@ def execute(plan: RecordPlan) -> Outcome:
             expected=plan.project.expected_keys() if plan.project is not None else None,
             control=plan.control,
         )
-    return Outcome(environment=environment, paths=paths, rows=rows, shared=shared,
+    return Outcome(environment=environment, paths=paths, rows=rows,
                    examples=examples, committed=committed)

@@ -22,7 +22,6 @@ from harness.commands.publish import INSTALL_HINT, require_filelock
 from harness.core.errors import HarnessError, relative, suggest
 from harness.core.seconds import parse_seconds
 from harness.core.types import TrialSpec
-from harness.run.cpu_guard import QuietGuard
 from harness.run.examples import timeout_from_env
 from harness.sources.checks import check_project, raise_problems
 from harness.sources.project import Project
@@ -60,7 +59,6 @@ class RecordPlan:
     """The checkout's pages and expectations when examples are observed, else ``None``."""
     min_run_time: float
     example_timeout: float
-    guard: QuietGuard | None
     bare_loop: str = ""
     """A recorded trial to time again in a bare loop (``--bare-loop``), or empty."""
     control: bool = False
@@ -155,7 +153,6 @@ def make_plan(args: argparse.Namespace) -> RecordPlan:
         trials=tuple(chosen), skipped=tuple(skipped), project=project,
         min_run_time=args.min_run_time or MIN_RUN_TIME[args.mode],
         example_timeout=timeout_from_env(),
-        guard=QuietGuard() if args.quiet_guard else None,
         bare_loop=args.bare_loop or "",
         control=bool(getattr(args, "control", False)),
         method=_method(args),

@@ -1,30 +1,28 @@
-"""Device selection, the backend's documented synchronize, and peak memory.
+"""The machine a trial runs on: device selection, the backend's documented
+synchronize, peak memory, and the description a record keeps of where it was made.
 
-torch is imported inside functions. ``torch.accelerator`` exists since torch
-2.6 and ``torch.accelerator.memory`` since about 2.9, so each is used only
-after ``hasattr`` says it is there, with the per-backend module as fallback.
+torch is imported inside functions, so this runs on a GPU machine that has only torch
+(2.6 or later: ``torch.accelerator`` and ``torch.Event``). ``torch.accelerator.memory``
+came about 2.9, so the per-backend module stands in for it before.
 """
 
 from __future__ import annotations
 
 import ctypes
+import datetime
 import os
+import platform
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
 from harness.core.errors import HarnessError
+from harness.core.types import Environment
+from harness.run.peaks import cpu_info, cpu_peak, gpu_peak, own_cores
 
-__all__ = [
-    "CPU_MEMORY_METHOD",
-    "available_types",
-    "device_name",
-    "memory_method",
-    "peak_memory",
-    "reset_peak_memory",
-    "select",
-    "synchronize",
-    "timing_events",
-]
+__all__ = ["default_threads", "describe", "device_name", "memory_method", "memory_module",
+           "peak_memory", "reset_peak_memory", "select", "synchronize", "timing_events"]
 
 #: VmHWM is the process's resident high-water mark; writing ``5`` to
 #: ``/proc/self/clear_refs`` resets it to the current RSS, so the peak of one
@@ -38,6 +36,10 @@ CPU_MEMORY_METHOD = "vmhwm-reset"
 _CPU_FALLBACK_METHOD = "vmhwm-since-start"
 _STATUS = Path("/proc/self/status")
 _CLEAR_REFS = Path("/proc/self/clear_refs")
+#: CPU flags worth recording: the ones that decide which kernels and peaks apply.
+_RELEVANT_FLAGS = ("sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512_bf16",
+                   "avx512_fp16", "avx512_vnni", "amx_tile", "amx_bf16", "amx_fp16",
+                   "amx_int8", "asimd", "sve", "bf16")
 
 
 def _backend(device_type: str) -> Any:
@@ -46,26 +48,12 @@ def _backend(device_type: str) -> Any:
     return getattr(torch, device_type, None)
 
 
-def available_types() -> list[str]:
-    """Device types this torch build can use on this machine."""
-    import torch
-
-    found = ["cpu"]
-    for name in ("cuda", "mps", "xpu"):
-        module = getattr(torch.backends, name, None) if name == "mps" else _backend(name)
-        try:
-            if module is not None and module.is_available():
-                found.append(name)
-        except (RuntimeError, AttributeError):  # a backend compiled out reports by raising
-            continue
-    return found
-
-
 def select(device_type: str) -> Any:
     """``torch.device`` for ``device_type`` or a HarnessError listing the usable ones."""
     import torch
 
-    usable = available_types()
+    found = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else None
+    usable = ["cpu"] + ([found.type] if found is not None else [])
     if device_type not in usable:
         raise HarnessError(
             f"device {device_type!r} is not available with torch {torch.__version__} on this "
@@ -77,15 +65,9 @@ def select(device_type: str) -> Any:
 def device_name(device: Any) -> str:
     """A human name: the CPU model from /proc/cpuinfo, or the accelerator's name."""
     if device.type == "cpu":
-        import platform
-
-        try:
-            for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
-                if line.startswith(("model name", "Model")):
-                    return line.split(":", 1)[1].strip()
-        except OSError:
-            pass
-        return platform.processor() or platform.machine()
+        info = cpu_info()
+        return (info.get("model name") or info.get("Model") or platform.processor()
+                or platform.machine())
     if device.type == "mps":
         return "Apple MPS"
     backend = _backend(device.type)
@@ -96,32 +78,21 @@ def device_name(device: Any) -> str:
 
 def synchronize(device: Any) -> None:
     """Wait until queued work on ``device`` is done; a no-op on the CPU."""
-    if device.type == "cpu":
-        return
-    import torch
+    if device.type != "cpu":
+        import torch
 
-    if hasattr(torch, "accelerator") and hasattr(torch.accelerator, "synchronize"):
         torch.accelerator.synchronize()
-    else:
-        _backend(device.type).synchronize()
 
 
 def timing_events(device: Any) -> tuple[Any, Any]:
-    """A (start, end) pair of events that time work on the device itself.
-
-    ``torch.Event`` (torch 2.4 and later) is the device-generic form; before it, the
-    backend's own ``Event`` class. A CPU has no device clock: its operations finish
-    before they return, so the host clock is the device's there.
-    """
+    """A (start, end) pair of events that time work on the device itself. A CPU has no
+    device clock: its operations finish before they return, so the host clock is exact."""
     import torch
 
     if device.type == "cpu":
         raise HarnessError("device events need an accelerator; on a CPU the host clock is exact")
-    if hasattr(torch, "Event"):
-        return (torch.Event(device=device, enable_timing=True),
-                torch.Event(device=device, enable_timing=True))
-    backend = _backend(device.type)
-    return backend.Event(enable_timing=True), backend.Event(enable_timing=True)
+    return (torch.Event(device=device, enable_timing=True),
+            torch.Event(device=device, enable_timing=True))
 
 
 def _status_bytes(field: str) -> int:
@@ -131,14 +102,16 @@ def _status_bytes(field: str) -> int:
     raise HarnessError(f"{_STATUS} has no {field} line")
 
 
-def _memory_module(device_type: str) -> Any:
+def memory_module(device: Any) -> Any:
+    """The module that counts an accelerator's allocator (``None`` on a CPU)."""
+    if device.type == "cpu":
+        return None
     import torch
 
-    accelerator = getattr(torch, "accelerator", None)
-    memory = getattr(accelerator, "memory", None)
+    memory = getattr(getattr(torch, "accelerator", None), "memory", None)
     if memory is not None and hasattr(memory, "reset_peak_memory_stats"):
         return memory
-    return _backend(device_type)
+    return _backend(device.type)
 
 
 def memory_method(device: Any) -> str:
@@ -151,17 +124,13 @@ def memory_method(device: Any) -> str:
     return "max-memory-allocated"
 
 
-def _trim_heap() -> None:
-    try:
-        ctypes.CDLL(None).malloc_trim(0)  # glibc only; elsewhere the symbol is missing
-    except (OSError, AttributeError):
-        pass
-
-
 def reset_peak_memory(device: Any) -> int:
     """Start a peak measurement; returns the baseline to subtract later."""
     if device.type == "cpu":
-        _trim_heap()
+        try:
+            ctypes.CDLL(None).malloc_trim(0)  # glibc only; elsewhere the symbol is missing
+        except (OSError, AttributeError):
+            pass
         try:
             _CLEAR_REFS.write_text("5")
         except OSError:
@@ -172,7 +141,7 @@ def reset_peak_memory(device: Any) -> int:
     synchronize(device)
     if device.type == "mps":
         return int(torch.mps.current_allocated_memory())
-    module = _memory_module(device.type)
+    module = memory_module(device)
     module.reset_peak_memory_stats()
     return int(module.memory_allocated())
 
@@ -186,4 +155,82 @@ def peak_memory(device: Any, baseline: int) -> int:
     synchronize(device)
     if device.type == "mps":
         return max(0, int(torch.mps.current_allocated_memory()) - baseline)
-    return max(0, int(_memory_module(device.type).max_memory_allocated()) - baseline)
+    return max(0, int(memory_module(device).max_memory_allocated()) - baseline)
+
+
+def default_threads() -> int:
+    """The intra-op thread count torch would use if a trial did not set one."""
+    import torch
+
+    return int(torch.get_num_threads())
+
+
+def _run(command: list[str], cwd: Path | None = None) -> str:
+    if shutil.which(command[0]) is None:
+        return ""
+    try:
+        done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def describe(device: Any, *, key: str, threads: int = 1, root: Path | None = None,
+             extra: dict[str, Any] | None = None, run_id: str = "") -> Environment:
+    """The environment of a record made on ``device`` by trials using ``threads``.
+
+    ``key`` is the record's device key (``harness.records.store.device_key``); the caller
+    passes it because the store sits in a later layer than this module. The session
+    (``HARNESS_RECORD_SESSION``, empty when unset) names the recording job: several
+    builds recorded interleaved on one machine share it.
+    """
+    import torch
+
+    name = device_name(device)
+    info = cpu_info()
+    present = set(info.get("flags", info.get("Features", "")).split())
+    cpu = cpu_peak()
+    precision = torch.get_float32_matmul_precision()
+    if device.type == "cpu":
+        peak, source = cpu.peak, cpu.source
+    else:
+        peak, source = gpu_peak(name)
+        if precision != "highest":  # TF32 runs above the float32 datasheet figure
+            peak = {d: v for d, v in peak.items() if d != "float32"}
+            source += f"; no float32 peak: float32 matmul precision is {precision!r} (TF32)"
+    return Environment(
+        torch_build=torch.__version__,
+        device_key=key,
+        device_name=name,
+        python=platform.python_version(),
+        platform=platform.platform(),
+        threads=threads,
+        date=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        torch_git=getattr(torch.version, "git_version", "") or "",
+        cuda=(torch.version.cuda or "") if device.type == "cuda" else "",
+        driver=(_run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"])
+                .split("\n")[0] if device.type == "cuda" else ""),
+        cpu_model=device_name(torch.device("cpu")),
+        cpu_flags=tuple(f for f in _RELEVANT_FLAGS if f in present),
+        repo_commit=_run(["git", "rev-parse", "HEAD"], cwd=root) if root else "",
+        peak=peak,
+        peak_source=source,
+        run_id=run_id,
+        cpu_id=cpu.cpu_id,
+        microarchitecture=cpu.microarchitecture,
+        max_clock_hz=cpu.max_clock_hz,
+        max_clock_source=cpu.max_clock_source,
+        session=os.environ.get("HARNESS_RECORD_SESSION", ""),
+        own_cores=own_cores(info),
+        extra={
+            "memory_method": memory_method(device),
+            "float32_matmul_precision": precision,
+            # Whether float32 matmuls may run as TF32 on an accelerator: a float32 row's
+            # speed (and float64's lead over it on some GPUs) depends on it.
+            "cuda_matmul_allow_tf32": bool(torch.backends.cuda.matmul.allow_tf32),
+            "cudnn_allow_tf32": bool(torch.backends.cudnn.allow_tf32),
+            "torch_default_threads": torch.get_num_threads(),
+            "cpu_count": os.cpu_count() or 0,
+            **(extra or {}),
+        },
+    )

@@ -23,24 +23,17 @@ from harness.sources.pages import Include
 from harness.sources.project import Project, page_includes
 from harness.sources.snippets import assignment_line, imported_modules
 
-__all__ = [
-    "Checked",
-    "ExampleReport",
-    "PageSession",
-    "checked_from",
-    "failure_message",
-    "record_examples",
-    "timeout_from_env",
-]
+__all__ = ["Checked", "ExampleReport", "PageSession", "checked_from", "failure_message",
+           "record_examples", "timeout_from_env"]
 
 TIMEOUT_ENV = "HARNESS_EXAMPLE_TIMEOUT"
 
 
-def timeout_from_env(default: float = DEFAULT_TIMEOUT_S) -> float:
+def timeout_from_env() -> float:
     """The per-snippet backstop from ``HARNESS_EXAMPLE_TIMEOUT`` (read strictly: ``nan``
     would turn the hang guard off, ``inf`` overflow the clock)."""
     raw = os.environ.get(TIMEOUT_ENV, "")
-    return parse_seconds(raw, what=f"{TIMEOUT_ENV}={raw!r}") if raw else default
+    return parse_seconds(raw, what=f"{TIMEOUT_ENV}={raw!r}") if raw else DEFAULT_TIMEOUT_S
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -67,9 +60,8 @@ def _observation(expectation: Expectation, raw: dict[str, Any], project: Project
                        shape=tuple(shape) if shape is not None else None)
 
 
-def checked_from(
-    project: Project, snippet: Snippet, observed: list[dict[str, Any]]
-) -> list[Checked]:
+def checked_from(project: Project, snippet: Snippet,
+                 observed: list[dict[str, Any]]) -> list[Checked]:
     """Compare each expectation of ``snippet`` with what was observed for its name."""
     expectations = project.expectations.get(snippet.id, [])
     return [
@@ -161,10 +153,9 @@ class ExampleReport:
     """One message per snippet that failed, or per expectation that did not hold."""
 
 
-def record_examples(
-    *, project: Project, environment: Environment, timeout: float,
-    on_page: Callable[[Path, ExampleReport], None] | None = None,
-) -> ExampleReport:
+def record_examples(*, project: Project, environment: Environment, timeout: float,
+                    on_page: Callable[[Path, ExampleReport], None] | None = None
+                    ) -> ExampleReport:
     """Observe every example of every Spanish page, as pytest runs them, for the records.
     ``on_page`` is called after each page with the report so far (the record command's
     progress line).

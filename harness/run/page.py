@@ -25,7 +25,7 @@ import time
 import traceback
 from typing import Any
 
-__all__ = ["observe_name", "resolve"]
+__all__ = ["observe", "observe_name", "resolve"]
 
 #: Audit events that change a path (its index in the event's arguments).
 _PATH_EVENTS = {"os.remove": (0,), "os.rmdir": (0,), "os.mkdir": (0,), "os.rename": (0, 1),
@@ -92,6 +92,17 @@ def observe_name(namespace: dict[str, Any], name: str) -> dict[str, Any]:
     return {**common, "kind": "error", "value": (
         f"{name!r} is a {type_name}; expected a tensor, number, bool, None, exception, "
         "list/tuple/torch.Size, str, torch.dtype or torch.device")}
+
+
+def observe(namespace: dict[str, Any], names: list[str]) -> list[dict[str, Any]]:
+    """:func:`observe_name` of each name; ``{"name", "missing": why}`` for an undefined one."""
+    found = []
+    for name in names:
+        try:
+            found.append(observe_name(namespace, name))
+        except LookupError as exc:
+            found.append({"name": name, "missing": str(exc)})
+    return found
 
 
 def close_network() -> str:
@@ -240,12 +251,7 @@ class _Page:
             problems.append(f"{shown}: snippet {snippet_id!r} left threads running: "
                             f"{', '.join(threads)}; join them (or make them daemons) before the "
                             "snippet ends")
-        observations = []
-        for name in snippet["names"] if not failure else []:
-            try:
-                observations.append(observe_name(self.namespace, name))
-            except LookupError as exc:
-                observations.append({"name": name, "missing": str(exc)})
+        observations = observe(self.namespace, snippet["names"] if not failure else [])
         self.send(done=index, failure="\n".join(problems), observations=observations,
                   changed=self.changed())
         return not threads

@@ -16,7 +16,8 @@ Both factors must be right for this exact machine, or no fraction is published
   nominal ``cpu MHz`` of ``/proc/cpuinfo`` is never used: a Zen 5 VM shows 2.60 GHz
   there and runs at about 4.2.
 
-Accelerator peaks come from the vendors' datasheets (:data:`GPU_SPECS`).
+Accelerator peaks come from the vendors' datasheets (:data:`GPU_SPECS`). Every table
+entry cites its source; a machine that is not here gets no peak rather than a guess.
 """
 
 from __future__ import annotations
@@ -27,12 +28,10 @@ from pathlib import Path
 
 from harness.core.peak_rule import trusted_clock
 from harness.core.types import Environment
-from harness.run.peak_tables import GPU_SPECS, MICROARCHITECTURES, Microarchitecture
 
-__all__ = [
-    "CpuPeak", "bounded_fraction", "cpu_id", "cpu_info", "cpu_peak", "gpu_peak",
-    "max_clock", "microarchitecture", "own_cores", "parse_cpuinfo", "peak_for",
-]
+__all__ = ["GPU_SPECS", "MICROARCHITECTURES", "CpuPeak", "Microarchitecture",
+           "bounded_fraction", "cpu_id", "cpu_info", "cpu_peak", "gpu_peak", "max_clock",
+           "microarchitecture", "own_cores", "parse_cpuinfo", "peak_for"]
 
 _CPUINFO = Path("/proc/cpuinfo")
 _SYS_CPU = Path("/sys/devices/system/cpu")
@@ -49,10 +48,7 @@ def parse_cpuinfo(text: str) -> dict[str, str]:
 
 def cpu_info() -> dict[str, str]:
     """This machine's :func:`parse_cpuinfo`; empty where ``/proc/cpuinfo`` is unreadable."""
-    try:
-        return parse_cpuinfo(_CPUINFO.read_text(encoding="utf-8"))
-    except OSError:
-        return {}
+    return parse_cpuinfo(_read(_CPUINFO) or "")
 
 
 def _number(text: str) -> int | None:
@@ -99,33 +95,32 @@ def microarchitecture(identity: str) -> Microarchitecture | None:
     return None
 
 
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+
+
 def max_clock(sys_cpu: Path = _SYS_CPU) -> tuple[float, str, str]:
     """``(Hz, source, why not)``: the OS's maximum clock of cpu0 and where it was read,
     or ``(0, "", reason)`` when cpufreq gives none or a driver that hides boost."""
     folder = sys_cpu / "cpu0" / "cpufreq"
-    try:
-        khz = int((folder / "cpuinfo_max_freq").read_text(encoding="ascii").strip())
-    except (OSError, ValueError):
+    khz, driver = _read(folder / "cpuinfo_max_freq") or "", _read(folder / "scaling_driver") or ""
+    if not khz.isdigit():
         return 0.0, "", "no cpufreq cpuinfo_max_freq"
-    try:
-        driver = (folder / "scaling_driver").read_text(encoding="ascii").strip()
-    except OSError:
-        driver = ""
-    try:
-        boost: str | None = (sys_cpu / "cpufreq" / "boost").read_text(encoding="ascii")
-    except OSError:
-        boost = None
+    boost = _read(sys_cpu / "cpufreq" / "boost")
     if not trusted_clock(driver=driver, boost=boost):
         return 0.0, "", f"cpufreq driver {driver or 'unknown'} may hide boost clocks"
-    return khz * 1e3, f"cpufreq cpuinfo_max_freq ({driver or 'boost off'})", ""
+    return int(khz) * 1e3, f"cpufreq cpuinfo_max_freq ({driver or 'boost off'})", ""
 
 
 @dataclass(frozen=True, kw_only=True)
 class CpuPeak:
-    """What a CPU record needs to publish (or refuse) fractions of peak."""
+    """What a CPU record needs to publish (or refuse) fractions of peak: ``peak`` is per
+    core, FLOP/s by dtype, empty when the rule refuses one."""
 
     peak: dict[str, float] = field(default_factory=dict)
-    """Per core, FLOP/s by dtype; empty when the rule refuses a peak."""
     source: str
     cpu_id: str = ""
     microarchitecture: str = ""
@@ -164,7 +159,7 @@ def gpu_peak(name: str) -> tuple[dict[str, float], str]:
         if set(needle.lower().split()) <= words:
             return dict(peak), source
     return {}, (f"no specification known for {name!r}; add it to GPU_SPECS in "
-                "harness/run/peak_tables.py")
+                "harness/run/peaks.py")
 
 
 def peak_for(environment: Environment, dtype: str, threads: int) -> float | None:
@@ -185,3 +180,107 @@ def bounded_fraction(throughput: float, peak: float | None) -> float | None:
     if not peak or throughput > peak:
         return None
     return throughput / peak
+
+
+# The tables. FLOP per cycle counts a fused multiply-add as two. Where a dtype has no arithmetic
+# of its own (float16 without AVX512_FP16, bfloat16 without a BF16 instruction), torch
+# computes in float32, so the float32 rate bounds it; a dtype left out has no peak.
+
+
+@dataclass(frozen=True, kw_only=True)
+class Microarchitecture:
+    """A core's FLOP per cycle by dtype, keyed as the vendor numbers it: ``vendor`` is
+    ``vendor_id`` (x86) or ``ARM``; ``family`` is ``cpu family`` or ``CPU implementer``;
+    ``models`` are inclusive ranges of ``model`` or ``CPU part``. ``name`` is archspec's,
+    ``source`` where the widths come from."""
+
+    name: str
+    vendor: str
+    family: int
+    models: tuple[tuple[int, int], ...]
+    flop_per_cycle: dict[str, float]
+    source: str
+
+
+_NO_FP16 = "no AVX512_FP16: float16 runs in float32 arithmetic, bounded by its rate"
+
+MICROARCHITECTURES: tuple[Microarchitecture, ...] = (
+    Microarchitecture(
+        name="zen3", vendor="AuthenticAMD", family=25,
+        models=((0x00, 0x0F), (0x20, 0x2F), (0x40, 0x5F)),
+        flop_per_cycle={"float32": 32, "float64": 16, "bfloat16": 32, "float16": 32},
+        source="AMD Software Optimization Guide for AMD EPYC 7003 Processors (pub. 56665): "
+               "two 256-bit FMA pipes; no AVX-512, no BF16 or FP16 arithmetic (float32 bounds "
+               "both)"),
+    Microarchitecture(
+        name="zen4", vendor="AuthenticAMD", family=25,
+        models=((0x10, 0x1F), (0x60, 0x7F), (0xA0, 0xAF)),
+        flop_per_cycle={"float32": 32, "float64": 16, "bfloat16": 64, "float16": 32},
+        source="AMD Software Optimization Guide for the AMD Zen4 Microarchitecture (pub. "
+               "57647): 512-bit instructions run as two 256-bit halves on two 256-bit FMA "
+               "pipes; bfloat16 via VDPBF16PS, two products per float32 lane; "
+               + _NO_FP16),
+    Microarchitecture(
+        # Only the full-width Zen 5 parts: EPYC 9005 (models 0x00-0x1F) and Ryzen 9000
+        # desktop (0x40-0x4F). Mobile Zen 5 (0x20-0x2F, 0x60-0x7F) keeps 256-bit pipes.
+        name="zen5", vendor="AuthenticAMD", family=26,
+        models=((0x00, 0x1F), (0x40, 0x4F)),
+        flop_per_cycle={"float32": 64, "float64": 32, "bfloat16": 128, "float16": 64},
+        source="AMD Software Optimization Guide for the AMD Zen5 Microarchitecture (pub. "
+               "58455): two 512-bit FMA pipes with a full 512-bit datapath on EPYC 9005 and "
+               "Ryzen 9000 desktop; bfloat16 via VDPBF16PS, two products per float32 lane; "
+               + _NO_FP16),
+    Microarchitecture(
+        # Sapphire Rapids (0x8F) and Emerald Rapids (0xCF), which archspec names alike.
+        name="sapphirerapids", vendor="GenuineIntel", family=6,
+        models=((0x8F, 0x8F), (0xCF, 0xCF)),
+        flop_per_cycle={"float32": 64, "float64": 32, "bfloat16": 1024, "float16": 128},
+        source="Intel 64 and IA-32 Architectures Optimization Reference Manual: two 512-bit "
+               "FMA units per core on 4th and 5th Gen Xeon Scalable; bfloat16 on AMX "
+               "(TDPBF16PS, 1024 FLOP/cycle per core); float16 via AVX512_FP16 FMA "
+               "(32 lanes × 2 units)"),
+    Microarchitecture(
+        name="neoverse_n1", vendor="ARM", family=0x41, models=((0xD0C, 0xD0C),),
+        flop_per_cycle={"float32": 16, "float64": 8, "bfloat16": 16, "float16": 32},
+        source="Arm Neoverse N1 Software Optimization Guide: two 128-bit FP/ASIMD pipes "
+               "(V0, V1), each issuing FMLA; FP16 arithmetic (asimdhp), no BF16 (float32 "
+               "bounds it)"),
+    Microarchitecture(
+        name="neoverse_v1", vendor="ARM", family=0x41, models=((0xD40, 0xD40),),
+        flop_per_cycle={"float32": 32, "float64": 16, "float16": 64},
+        source="Arm Neoverse V1 Software Optimization Guide: four 128-bit FP/ASIMD pipes "
+               "(two 256-bit SVE), each issuing FMLA; bfloat16 (BFMMLA) rate not tabulated "
+               "here"),
+    Microarchitecture(
+        name="neoverse_v2", vendor="ARM", family=0x41, models=((0xD4F, 0xD4F),),
+        flop_per_cycle={"float32": 32, "float64": 16, "float16": 64},
+        source="Arm Neoverse V2 Software Optimization Guide: four 128-bit FP/ASIMD/SVE2 "
+               "pipes, each issuing FMLA; bfloat16 (BFMMLA) rate not tabulated here"),
+)
+
+#: Dense (no sparsity) tensor-core/vector peaks, FLOP/s, from the vendors' datasheets.
+#: An entry applies when every word of it is a word of the device name; first match
+#: wins, so the NVL and PCIe variants come before the SXM part of the same name.
+#: float64 is the FP64 Tensor Core figure, which DGEMM (the only FLOP-counted work)
+#: reaches; float32 is without TF32 (the recorder drops it unless the precision is
+#: "highest").
+GPU_SPECS: tuple[tuple[str, dict[str, float], str], ...] = (
+    ("H200 NVL",
+     {"bfloat16": 835e12, "float16": 835e12, "float32": 60e12, "float64": 60e12},
+     "NVIDIA H200 NVL datasheet, dense (no sparsity); float32 without TF32"),
+    ("H200",
+     {"bfloat16": 989e12, "float16": 989e12, "float32": 67e12, "float64": 67e12},
+     "NVIDIA H200 datasheet, dense (no sparsity); float32 without TF32"),
+    ("H100 NVL",
+     {"bfloat16": 835e12, "float16": 835e12, "float32": 60e12, "float64": 60e12},
+     "NVIDIA H100 NVL datasheet, dense (no sparsity); float32 without TF32"),
+    ("H100 PCIe",
+     {"bfloat16": 756e12, "float16": 756e12, "float32": 51e12, "float64": 51e12},
+     "NVIDIA H100 PCIe datasheet, dense (no sparsity); float32 without TF32"),
+    ("H100",
+     {"bfloat16": 989e12, "float16": 989e12, "float32": 67e12, "float64": 67e12},
+     "NVIDIA H100 SXM datasheet, dense (no sparsity); float32 without TF32"),
+    ("A100",
+     {"bfloat16": 312e12, "float16": 312e12, "float32": 19.5e12, "float64": 19.5e12},
+     "NVIDIA A100 datasheet, dense (no sparsity); float32 without TF32"),
+)

@@ -2,25 +2,19 @@
 :class:`~harness.core.rows.TrialRow` out, from ``runs`` separate processes.
 
 A *run* is a fresh Python process (``python -m harness.run.timing``) that times the
-phases the article «Medir PyTorch» asks to keep apart: loading (building inputs or the
-model), the first call (timed before anything else calls the workload, so it holds
-what later disappears: kernel selection, lazy initialisation, allocator growth) and the
-steady state, ``blocks`` timed blocks of a fixed number of calls, each read on two
-clocks: wall time (after waiting for the accelerator, unless the trial measures not
-waiting) and the timed thread's CPU time (``time.thread_time``), which other tenants
-of a shared machine barely move. The drift verdict treats the run as its unit
-(:mod:`harness.records.drift_stats`): a row keeps the blocks of all its runs, one run
-after the other, and says how many runs they came from.
+phases «Medir PyTorch» keeps apart: loading, the first call (timed before anything else
+calls the workload, so it holds kernel selection, lazy initialisation, allocator growth)
+and the steady state, ``blocks`` timed blocks of a fixed number of calls, each read as
+wall time (after waiting for the accelerator, unless the trial measures not waiting) and
+as the timed thread's CPU time, which other tenants of a shared machine barely move. The
+drift verdict's unit is the run (:mod:`harness.records.drift_stats`): a row keeps the
+blocks of all its runs, one run after the other.
 
-The memory of a row is the work's own: the peak is reset after loading, once
-temporaries of other dtypes are freed, and counted from the baseline before loading,
-so the inputs the work keeps count and the ones it dropped do not. On an accelerator
-the caching allocator's reserved peak is kept apart from the allocated one.
-
-A trial whose ``params`` name a ``clock`` times a fixed number of calls per block
-(:func:`fixed_calls`), to show what each way of reading a clock reports when few calls
-are queued. A failure at any phase, in any run, is a row with its ``error`` and whatever
-was measured before it, never a missing row.
+A row's memory is the work's own: the peak is reset after loading, once temporaries of
+other dtypes are freed, and counted from the baseline before loading. A trial whose
+``params`` name a ``clock`` times a fixed number of calls per block (:func:`fixed_calls`).
+A failure at any phase, in any run, is a row with its ``error`` and whatever was
+measured before it, never a missing row.
 """
 
 from __future__ import annotations
@@ -28,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import gc
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -63,10 +58,10 @@ def _release(device: Any) -> None:
     if device.type != "cpu":
         import torch
 
-        if hasattr(torch, "accelerator") and hasattr(torch.accelerator, "empty_cache"):
-            torch.accelerator.empty_cache()
-        elif hasattr(getattr(torch, device.type, None), "empty_cache"):
-            getattr(torch, device.type).empty_cache()
+        for owner in (getattr(torch, "accelerator", None), getattr(torch, device.type, None)):
+            if owner is not None and hasattr(owner, "empty_cache"):
+                owner.empty_cache()
+                break
 
 
 #: Timed blocks per run when trials.toml's ``[method]`` does not say.
@@ -174,26 +169,15 @@ def bare_loop(spec: TrialSpec, *, device: Any, harness_s: float, calls: int = 50
                 ratio=harness_s / bare)
 
 
-def _peak_reserved(device: Any) -> tuple[Any, int]:
-    """(the allocator module, reserved bytes now) on an accelerator that counts them."""
-    import torch
-
-    accelerator = getattr(torch, "accelerator", None)
-    memory = getattr(accelerator, "memory", None)
-    module = memory if memory is not None and hasattr(memory, "max_memory_reserved") \
-        else getattr(torch, device.type, None)
-    if module is None or not hasattr(module, "max_memory_reserved"):
-        return None, 0
-    return module, int(module.memory_reserved())
-
-
 def _memory(spec: TrialSpec, device: Any, workloads: ModuleType) -> dict[str, int]:
     """The work's own peak: built again once the first call has set up the libraries,
     its temporaries of other dtypes freed before the peak is reset, then called a few
     times; counted from the baseline before building, so the inputs it keeps count."""
     _release(device)
     baseline = devices.reset_peak_memory(device)
-    module, reserved = _peak_reserved(device) if device.type != "cpu" else (None, 0)
+    module = devices.memory_module(device)
+    module = module if hasattr(module, "max_memory_reserved") else None
+    reserved = int(module.memory_reserved()) if module is not None else 0
     work = getattr(workloads, spec.workload)(spec=spec, device=device)
     gc.collect()
     devices.reset_peak_memory(device)
@@ -301,37 +285,20 @@ class Measured:
     """Calls of the workload before its first timed call, over all runs: 0."""
 
 
-def run_trial(
-    spec: TrialSpec,
-    *,
-    device: Any,
-    environment: Environment,
-    spec_hash: str,
-    min_run_time: float,
-    runs: int = 1,
-    blocks: int = MIN_TIMED_BLOCKS,
-    workloads: Path = WORKLOADS_FILE,
-) -> Measured:
+def run_trial(spec: TrialSpec, *, device: Any, environment: Environment, spec_hash: str,
+              min_run_time: float, runs: int = 1, blocks: int = MIN_TIMED_BLOCKS,
+              workloads: Path = WORKLOADS_FILE) -> Measured:
     """Measure ``spec`` on ``device`` in ``runs`` fresh processes of ``blocks`` blocks
     (``min_run_time`` seconds of blocks each); failures are a row with its ``error``."""
     clock = spec.params.get("clock")
     synchronized = (clock != "host" if clock is not None
                     else bool(spec.params.get("synchronize", True)))
     fields: dict[str, Any] = dict(
-        trial=spec.name,
-        torch_build=environment.torch_build,
-        device=environment.device_key,
-        dtype=spec.dtype,
-        shape=shape_text(spec.shape),
-        batch=spec.batch,
-        task=spec.task,
-        threads=spec.threads,
-        tolerance=spec.tolerance,
-        memory_method=devices.memory_method(device),
-        synchronized=synchronized,
-        spec_sha256=spec_hash,
-        run_id=environment.run_id,
-    )
+        trial=spec.name, torch_build=environment.torch_build, device=environment.device_key,
+        dtype=spec.dtype, shape=shape_text(spec.shape), batch=spec.batch, task=spec.task,
+        threads=spec.threads, tolerance=spec.tolerance, synchronized=synchronized,
+        memory_method=devices.memory_method(device), spec_sha256=spec_hash,
+        run_id=environment.run_id)
     done = [_fresh_run(spec, device, synchronized, min_run_time, blocks, workloads)
             for _ in range(runs)]
     firsts = tuple(r["first_call_s"] for r in done if "first_call_s" in r)
@@ -372,8 +339,6 @@ def instructions(spec: TrialSpec, *, workloads: Path = WORKLOADS_FILE) -> float:
     """Instructions per call of ``spec``'s step on the CPU, counted by callgrind
     (``Timer.collect_callgrind``, denoised): deterministic where time is not. It starts
     a separate ``python`` found on PATH, so this Python's folder goes first."""
-    import os
-
     from torch.utils.benchmark import Timer
 
     setup = ("import json, torch\n"

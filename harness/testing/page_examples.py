@@ -30,7 +30,7 @@ from harness.run.examples import (
     failure_message,
     timeout_from_env,
 )
-from harness.run.page import observe_name
+from harness.run.page import observe
 from harness.run.runner import network_open, network_required
 from harness.sources.checks import check_project
 from harness.sources.pages import Include
@@ -79,30 +79,22 @@ class PageExamples:
     def __call__(self, document: Document) -> Iterator[Region]:
         """The page's examples; a problem with the page's sources becomes one failing
         item whose message is the problem (no collection traceback to read through)."""
+        problems: list[str] = []
+        includes: list[tuple[Include, Snippet]] = []
         try:
-            regions = list(self._regions(document))
-        except HarnessError as exc:
-            message = str(exc)
-            yield Region(0, 0, message, lambda example: example.parsed)
-            return
-        yield from regions
-
-    def _regions(self, document: Document) -> Iterator[Region]:
-        page = Path(document.path)
-        problems = list(self.problems.get(str(self.project.shown(page)), []))
-        try:
+            page = Path(document.path)
+            problems += self.problems.get(str(self.project.shown(page)), [])
             includes = page_includes(self.project, page)
         except HarnessError as exc:
             problems.append(str(exc))
         if problems:
-            raise HarnessError("\n".join(problems))
+            yield Region(0, 0, "\n".join(problems), lambda example: example.parsed)
+            return
+        evaluators = {"py": self.evaluate_python, "csv": self.evaluate_csv,
+                      "yaml": self.evaluate_yaml}
         for include, snippet in includes:
-            evaluator = {
-                "py": self.evaluate_python,
-                "csv": self.evaluate_csv,
-                "yaml": self.evaluate_yaml,
-            }[snippet.language]
-            yield Region(include.start, include.end, (include, snippet), evaluator)
+            yield Region(include.start, include.end, (include, snippet),
+                         evaluators[snippet.language])
 
     def evaluate_python(self, example: Example) -> str | None:
         include, snippet = example.parsed
@@ -142,12 +134,8 @@ class PageExamples:
                       namespace: dict[str, Any]) -> str | None:
         if snippet.id in self.project.unchecked:
             return None
-        observed = []
-        for expectation in self.project.expectations.get(snippet.id, []):
-            try:
-                observed.append(observe_name(namespace, expectation.name))
-            except LookupError as exc:
-                observed.append({"name": expectation.name, "missing": str(exc)})
+        observed = observe(namespace, [e.name for e in
+                                       self.project.expectations.get(snippet.id, [])])
         try:
             checked = checked_from(self.project, snippet, observed)
         except HarnessError as exc:

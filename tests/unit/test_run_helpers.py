@@ -1,14 +1,10 @@
-"""Pure helpers with no torch: theoretical peaks, the peak fraction's bound, the CPU
-guard's arithmetic, the words table's language parity and the plots' log ticks."""
+"""Pure helpers with no torch: theoretical peaks and the peak fraction's bound."""
 
 from __future__ import annotations
-
-import os
 
 import pytest
 
 from harness.core.types import Environment
-from harness.run.cpu_guard import QuietGuard
 from harness.run.peaks import bounded_fraction, gpu_peak, peak_for
 
 # FLOP per cycle by microarchitecture is tested in tests/unit/test_peaks.py.
@@ -19,7 +15,7 @@ def test_gpu_peaks_come_from_the_datasheet_table_and_name_the_gap() -> None:
     assert peak["bfloat16"] == 989e12 and "H200" in source
     assert gpu_peak("NVIDIA H100 PCIe")[0]["bfloat16"] == 756e12   # PCIe before SXM
     assert gpu_peak("Mystery GPU") == ({}, "no specification known for 'Mystery GPU'; add it "
-                                           "to GPU_SPECS in harness/run/peak_tables.py")
+                                           "to GPU_SPECS in harness/run/peaks.py")
 
 
 def test_a_cpu_peak_is_per_core_and_scales_with_the_rows_threads() -> None:
@@ -44,14 +40,3 @@ def test_a_cpu_peak_is_per_core_and_scales_with_the_rows_threads() -> None:
 def test_a_fraction_of_peak_never_exceeds_one(throughput: float, peak: float | None,
                                                expected: float | None) -> None:
     assert bounded_fraction(throughput, peak) == expected
-
-
-def test_the_guard_counts_other_processes_cores() -> None:
-    guard, cores = QuietGuard(), os.cpu_count() or 1
-    # (all jiffies, busy jiffies, own jiffies): 100 jiffies per core elapsed.
-    start = (0, 0, 0)
-    assert guard.others(start, (100 * cores, 100, 100)) == 0.0          # only we were busy
-    assert guard.others(start, (100 * cores, 150, 100)) == pytest.approx(0.5)
-    assert guard.others(start, (100 * cores, 50, 100)) == 0.0           # never negative
-    assert guard.others(None, (1, 1, 1)) == 0.0                          # /proc unreadable
-    assert guard.others(start, start) == 0.0                             # no time elapsed
