@@ -21,13 +21,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.commands.checkout import add_root_option, root_of
-from harness.commands.page_markers import marker_problems
 from harness.core.errors import HarnessError
 from harness.records.store import load_all
-from harness.records.validate import CONTRADICTS
+from harness.records.validate import CONTRADICTS, check_records
 from harness.sources.checks import check_project
-from harness.sources.project import Project
+from harness.sources.pages import find_markers
+from harness.sources.project import Project, resolve_includes
 from harness.sources.seed_fidelity import seed_problems
+from harness.sources.trials import load_trials, workload_sources
+from harness.views.markers import PageContext, Site, render_marker
 from harness.views.notebooks import notebook_path, out_of_date
 
 __all__ = ["Outcome", "configure", "run"]
@@ -56,9 +58,9 @@ class _Page:
     sources_failed: bool = False
     """The page's sources have a problem its examples would report again."""
     blocking: bool = False
+    """An earlier step found a problem the notebooks and the build would report again."""
     contradicted: bool = False
     """A record contradicts one of the page's expectations (the markers step said so)."""
-    """An earlier step found a problem the notebooks and the build would report again."""
 
     @property
     def shown(self) -> Path:
@@ -100,6 +102,40 @@ def _sources(page: _Page) -> Outcome:
     page.sources_failed = any(not p.twin for p in found)
     page.blocking = bool(found)
     return Outcome(problems=[p.message for p in found])
+
+
+def marker_problems(project: Project, slug: str) -> list[str]:
+    """Every problem the strict build would find in ``docs/<slug>.md`` and its twin's
+    markers and records, each once, record problems first: the build's own path
+    (:func:`check_records`, :func:`render_marker`), collecting instead of stopping."""
+    results = project.root / "results"
+    try:
+        records = load_all(results, root=project.root)
+        workloads = project.root / "trials" / "workloads.py"
+        specs = load_trials(workloads.with_name("trials.toml"), root=project.root,
+                            workloads=workloads)
+    except HarnessError as exc:
+        return [str(exc)]
+    found: dict[str, None] = dict.fromkeys(
+        check_records(records, project=project, specs=specs, results=results))
+    site = Site(project=project, records=records, specs=specs,
+                sources=workload_sources(workloads=workloads))
+    for name, lang in ((f"{slug}.md", "es"), (f"{slug}.en.md", "en")):
+        path = project.root / "docs" / name
+        if not path.is_file():
+            continue  # the sources step names a missing twin
+        text, shown = path.read_text(encoding="utf-8"), project.shown(path)
+        try:
+            included = {include.snippet_id for include, _ in resolve_includes(project, text, shown)}
+            page = PageContext(lang=lang, slug=slug, included=included)
+            for marker in find_markers(text, shown):
+                try:
+                    found.update(dict.fromkeys(render_marker(marker, site, page).stale))
+                except HarnessError as exc:
+                    found.setdefault(str(exc))
+        except HarnessError as exc:
+            found.setdefault(str(exc))
+    return list(found)
 
 
 def _markers(page: _Page) -> Outcome:

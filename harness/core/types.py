@@ -14,23 +14,9 @@ from typing import Any, Literal, get_args
 
 from harness.core.errors import Location
 
-__all__ = [
-    "OBSERVATION_KINDS",
-    "ObservationKind",
-    "Unchecked",
-    "DEVICE_TYPES",
-    "DTYPES",
-    "TASKS",
-    "Environment",
-    "Expectation",
-    "Observation",
-    "Snippet",
-    "TRIAL_CLOCKS",
-    "TRIAL_RELATIONS",
-    "TrialExpectation",
-    "TrialSpec",
-    "Work",
-]
+__all__ = ["DEVICE_TYPES", "DTYPES", "OBSERVATION_KINDS", "TASKS", "TRIAL_CLOCKS",
+           "TRIAL_RELATIONS", "Environment", "Expectation", "Observation", "ObservationKind",
+           "Snippet", "TrialExpectation", "TrialSpec", "Unchecked", "Work"]
 
 #: Device types a record or a trial may name; the first part of a device key.
 DEVICE_TYPES: tuple[str, ...] = ("cpu", "cuda", "mps", "xpu")
@@ -45,13 +31,8 @@ TASKS: tuple[str, ...] = ("compute", "gradients", "inference", "training")
 #: dtype names as spelled after ``torch.``; float8 is accepted so a trial can show an
 #: unsupported dtype failing as a row rather than being refused.
 DTYPES: tuple[str, ...] = (
-    "bfloat16",
-    "float16",
-    "float32",
-    "float64",
-    "float8_e4m3fn",
-    "float8_e5m2",
-)
+    "bfloat16", "float16", "float32", "float64", "float8_e4m3fn", "float8_e5m2")
+
 
 @dataclass(frozen=True, kw_only=True)
 class Snippet:
