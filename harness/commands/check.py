@@ -161,13 +161,7 @@ def _examples(page: _Page) -> Outcome:
     if page.contradicted:  # one mistake, one message: the example would fail on it too
         return Outcome(skipped="a recorded value contradicts an expectation (above); the "
                                "example would report the same mistake")
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "--no-header", "-p", "no:randomly",
-         "-p", "no:cacheprovider", "--tb=short", str(page.shown)],
-        cwd=page.root, capture_output=True, text=True)
-    if done.returncode == 0:
-        return Outcome()
-    return Outcome(problems=[(done.stdout + done.stderr).strip()])
+    return _pytest(page, "--tb=short", str(page.shown))
 
 
 def _notebooks(page: _Page) -> Outcome:
@@ -212,11 +206,15 @@ def _browser(page: _Page) -> Outcome:
     if shutil.which("chromium") is None:
         return Outcome(skipped="no `chromium` on PATH: run `make browser` (root, apt), then "
                                "`make check` again; `make test` runs them, and CI fails without")
+    # 5: no browser test names this page
+    return _pytest(page, "--tb=line", "-m", "browser", "-k", page.slug, "tests/browser", ok=(0, 5))
+
+
+def _pytest(page: _Page, *args: str, ok: tuple[int, ...] = (0,)) -> Outcome:
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "--no-header", "-p", "no:randomly",
-         "-p", "no:cacheprovider", "--tb=line", "-m", "browser", "-k", page.slug,
-         "tests/browser"], cwd=page.root, capture_output=True, text=True)
-    if done.returncode in (0, 5):  # 5: no browser test names this page
+         "-p", "no:cacheprovider", *args], cwd=page.root, capture_output=True, text=True)
+    if done.returncode in ok:
         return Outcome()
     return Outcome(problems=[(done.stdout + done.stderr).strip()])
 

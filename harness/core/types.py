@@ -39,9 +39,8 @@ class Snippet:
     id: str
     """Path under ``snippets/`` without the suffix, e.g. ``que-es-pytorch/derivada_cuadrado``."""
     path: Path
-    """Absolute path of the file."""
     sha256: str
-    """Hash of the file's bytes: a record made from other bytes is stale."""
+    """Hash of the file's text: a record made from other text is stale."""
 
     @property
     def language(self) -> str:
@@ -51,7 +50,6 @@ class Snippet:
 @dataclass(frozen=True, kw_only=True)
 class Expectation:
     snippet: str
-    """Snippet id the expectation is about."""
     name: str
     """A name the snippet defines, optionally followed by attributes: ``x.grad``."""
     value: Any
@@ -63,7 +61,6 @@ class Expectation:
     atol: float | None = None
     """Absolute tolerance; ``None`` takes the observed dtype's default."""
     derivation_en: str = ""
-    """The derivation in English, for the English edition."""
     raises: str = ""
     """For a caught exception: its type name (or a base class's); ``value`` is then unused."""
     message: str = ""
@@ -73,7 +70,6 @@ class Expectation:
     tolerance_reason: str = ""
     """Why a tolerance above the harness's bound (rtol 0.1, atol 1) still checks something."""
     location: Location
-    """Where the expectation is declared."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -148,7 +144,6 @@ class TrialSpec:
     workload: str
     """Name of the workload function in the site's ``trials/workloads.py``."""
     task: str
-    """``inference``, ``training``, ``gradients`` or ``compute``."""
     dtype: str
     shape: tuple[int, ...]
     batch: int = 1
@@ -172,7 +167,7 @@ class Environment:
     device_key: str
     device_name: str
     run_id: str = ""
-    """Identifies the recording run; rows and observations name it."""
+    """The recording run; rows and observations name it."""
     python: str = ""
     platform: str = ""
     threads: int = 1

@@ -9,6 +9,7 @@ examples run in the same order everywhere.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,45 +59,25 @@ def find_includes(text: str, path: Path) -> list[Include]:
     """Fenced blocks whose whole body is snippet includes, in page order."""
     found: list[Include] = []
     lines = text.splitlines(keepends=True)
-    offset = 0
+    offsets = list(itertools.accumulate(map(len, lines), initial=0))
     index = 0
     while index < len(lines):
-        line = lines[index]
-        opened = _FENCE_OPEN.match(line.rstrip("\n"))
+        opened = _FENCE_OPEN.match(lines[index].rstrip("\n"))
+        first, index = index, index + 1
         if not opened:
-            offset += len(line)
-            index += 1
             continue
-        start, fence_line = offset, index + 1
         closing = re.compile(rf"^{re.escape(opened['indent'])}{opened['fence']}[ \t]*$")
-        body: list[str] = []
-        offset += len(line)
-        index += 1
         while index < len(lines) and not closing.match(lines[index].rstrip("\n")):
-            body.append(lines[index])
-            offset += len(lines[index])
             index += 1
-        if index < len(lines):
-            offset += len(lines[index])
-            index += 1
-        matches = [_INCLUDE.match(b.rstrip("\n")) for b in body if b.strip()]
+        matches = [_INCLUDE.match(b.rstrip("\n")) for b in lines[first + 1:index] if b.strip()]
+        index = min(index + 1, len(lines))  # past the closing fence, if there is one
         if not matches or not all(matches):
             continue
         language = (opened["info"].split() or [""])[0]
-        for match in matches:
-            assert match is not None
-            target = match["target"]
-            file_part = target.split(":", 1)[0]
-            found.append(
-                Include(
-                    snippet_id=file_part.rsplit(".", 1)[0],
-                    target=target,
-                    language=language,
-                    location=Location(path=path, line=fence_line),
-                    start=start,
-                    end=offset,
-                )
-            )
+        found += [Include(snippet_id=m["target"].split(":", 1)[0].rsplit(".", 1)[0],
+                          target=m["target"], language=language,
+                          location=Location(path=path, line=first + 1),
+                          start=offsets[first], end=offsets[index]) for m in matches if m]
     return found
 
 
