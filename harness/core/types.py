@@ -23,8 +23,7 @@ DEVICE_TYPES: tuple[str, ...] = ("cpu", "cuda", "mps", "xpu")
 #: What an observation holds. ``error``: the snippet raised where it should not;
 #: ``exception``: a caught exception object the snippet bound to a name on purpose.
 ObservationKind = Literal[
-    "none", "bool", "number", "tensor", "sequence", "text", "exception", "error"
-]
+    "none", "bool", "number", "tensor", "sequence", "text", "exception", "error"]
 OBSERVATION_KINDS: tuple[str, ...] = get_args(ObservationKind)
 #: What a trial measures.
 TASKS: tuple[str, ...] = ("compute", "gradients", "inference", "training")

@@ -40,10 +40,8 @@ __all__ = ["ARGUMENTS", "CLAIMS_FILE", "CONFIG_ONLY", "PREDICATES", "VALUE", "Cl
 CLAIMS_FILE = "claims.toml"
 
 #: What a claim can read from the records (see harness/records/claims.py).
-Predicate = Literal[
-    "example-devices", "trial-devices", "faster-passing", "faster-failing", "trial-setting",
-    "latency-flat",
-]
+Predicate = Literal["example-devices", "trial-devices", "faster-passing", "faster-failing",
+                    "trial-setting", "latency-flat"]
 PREDICATES: tuple[str, ...] = get_args(Predicate)
 #: The arguments each predicate takes (all required), and what each is.
 ARGUMENTS: dict[str, dict[str, str]] = {

@@ -16,14 +16,8 @@ from pathlib import Path
 
 from harness.core.errors import HarnessError, Location
 
-__all__ = [
-    "Include",
-    "Marker",
-    "find_includes",
-    "find_markers",
-    "literal_spans",
-    "parse_marker_args",
-]
+__all__ = ["Include", "Marker", "find_includes", "find_markers", "literal_spans",
+           "parse_marker_args"]
 
 _FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n`]*)$")
 _INCLUDE = re.compile(r"""^[ \t]*-{1,}8<-{1,}[ \t]+(?P<q>["'])(?P<target>[^"']+)(?P=q)[ \t]*$""")
@@ -90,8 +84,7 @@ def parse_marker_args(raw: str, where: Location) -> dict[str, str]:
         if not match:
             raise HarnessError(
                 f"{where}: cannot read marker arguments at {raw[position:].strip()!r}; "
-                'expected key="value" pairs separated by spaces.'
-            )
+                'expected key="value" pairs separated by spaces.')
         if match["key"] in args:
             raise HarnessError(f"{where}: argument {match['key']!r} given twice.")
         args[match["key"]] = match["value"]
@@ -124,15 +117,7 @@ def find_markers(text: str, path: Path) -> list[Marker]:
     for match in _MARKER.finditer(text):
         if any(start <= match.start() < end for start, end in literal):
             continue
-        line = text.count("\n", 0, match.start()) + 1
-        where = Location(path=path, line=line)
-        markers.append(
-            Marker(
-                kind=match["kind"],
-                args=parse_marker_args(match["args"], where),
-                location=where,
-                start=match.start(),
-                end=match.end(),
-            )
-        )
+        where = Location(path=path, line=text.count("\n", 0, match.start()) + 1)
+        markers.append(Marker(kind=match["kind"], args=parse_marker_args(match["args"], where),
+                              location=where, start=match.start(), end=match.end()))
     return markers

@@ -29,8 +29,7 @@ __all__ = ["Rewrite", "Rules", "load_rules", "seed_problems", "seed_slugs", "unm
 MARK = "Ampliación"
 
 _ADMONITION = re.compile(
-    r'^(?P<indent>[ ]*)(?:!!!|\?\?\?\+?)[ ]+(?P<kind>[\w-]+)(?:[ ]+"(?P<title>[^"]*)")?[ ]*$'
-)
+    r'^(?P<indent>[ ]*)(?:!!!|\?\?\?\+?)[ ]+(?P<kind>[\w-]+)(?:[ ]+"(?P<title>[^"]*)")?[ ]*$')
 _FENCE = re.compile(r"^(?P<indent>[ ]*)(?P<fence>`{3,}|~{3,})")
 _HEADING = re.compile(r"^#{1,6}[ ]+(?P<text>.+?)[ ]*#*[ ]*$")
 _MARKED_HEADING = re.compile(rf"[ ]\({MARK.lower()}\)(?:[ ]*\{{[^}}]*\}})?$")

@@ -71,8 +71,7 @@ def find_snippets(snippets_dir: Path) -> dict[str, Snippet]:
         if snippet_id in found:
             raise HarnessError(
                 f"{path}: two snippets share the id {snippet_id!r}; "
-                "rename one so that ids stay unique regardless of suffix."
-            )
+                "rename one so that ids stay unique regardless of suffix.")
         found[snippet_id] = Snippet(id=snippet_id, path=path, sha256=_digest(path))
     return found
 
@@ -142,8 +141,7 @@ def _expectation(raw: dict[str, Any], page: str, where: Location, text: str = ""
     if len(forms) != 1:
         raise HarnessError(
             f"{where}: [[expect]] for {raw['name']!r} needs exactly one of "
-            "'value', 'none = true' or 'raises = \"ExceptionType\"'."
-        )
+            "'value', 'none = true' or 'raises = \"ExceptionType\"'.")
     if "message" in raw and "raises" not in raw:
         raise HarnessError(f"{where}: 'message' goes with 'raises'; {EXPECT_KEYS['message']}.")
     for key in ("raises", "message", "known_failure", "derivation_en", "tolerance_reason"):
@@ -152,8 +150,7 @@ def _expectation(raw: dict[str, Any], page: str, where: Location, text: str = ""
     if not _NAME.match(raw["name"]):
         raise HarnessError(
             f"{where}: name {raw['name']!r} is not a Python name with optional attributes "
-            "(expected e.g. 'g' or 'x.grad')."
-        )
+            "(expected e.g. 'g' or 'x.grad').")
     _check_tolerances(raw, where, text)
     return Expectation(
         snippet=f"{page}/{raw['snippet']}", name=raw["name"], value=raw.get("value"),
@@ -179,8 +176,7 @@ def load_expectations(
         if extra:
             raise HarnessError(
                 f"{shown}:1: unknown top-level key {sorted(extra)[0]!r}; "
-                "only [[expect]] and [[unchecked]] tables are allowed."
-            )
+                "only [[expect]] and [[unchecked]] tables are allowed.")
         page = path.parent.name
         for table in ("expect", "unchecked"):
             lines = table_lines(text, table)

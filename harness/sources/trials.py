@@ -162,26 +162,19 @@ def workload_sources(*, workloads: Path = WORKLOADS_FILE) -> dict[str, str]:
                     reached.add(callee)
                     pending.append(functions[callee])
         # Whole lines by number: ast.get_source_segment re-splits the file per call.
-        texts = [
+        result[name] = "\n\n".join(
             "\n".join(lines[functions[n].lineno - 1 : functions[n].end_lineno])
-            for n in sorted(reached)
-        ]
-        result[name] = "\n\n".join(texts)
+            for n in sorted(reached))
     return result
 
 
 def spec_sha256(spec: TrialSpec, *, sources: dict[str, str] | None = None) -> str:
-    """Hash of the declared fields and of the workload's source text.
-
-    ``sources`` (from :func:`workload_sources`) saves re-reading the module when
-    hashing many specs; the location is left out, since moving a table in the
-    file does not change what is measured.
-    """
-    # The expectation is a claim about the result, not part of the work measured.
-    fields = {
-        f.name: getattr(spec, f.name) for f in dataclasses.fields(spec)
-        if f.name not in ("location", "expect")
-    }
+    """Hash of the declared fields and of the workload's source text (``sources``, from
+    :func:`workload_sources`, saves re-reading the module for many specs). Moving a table
+    in the file does not change what is measured, nor does a claim about the result:
+    location and expect are left out."""
+    fields = {f.name: getattr(spec, f.name) for f in dataclasses.fields(spec)
+              if f.name not in ("location", "expect")}
     code = (sources if sources is not None else workload_sources()).get(spec.workload, "")
     text = json.dumps(fields, sort_keys=True, default=list) + "\n" + code
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -327,8 +320,7 @@ def load_trials(
     if extra:
         raise HarnessError(
             f"{shown}:1: unknown top-level key {sorted(extra)[0]!r}; "
-            "only [[trial]] tables and one [method] table are allowed."
-        )
+            "only [[trial]] tables and one [method] table are allowed.")
     headers = table_lines(text, "trial")
     names = workload_names(workloads=workloads)
     specs: dict[str, TrialSpec] = {}
