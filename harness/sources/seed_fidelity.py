@@ -1,18 +1,12 @@
 """Every Spanish article keeps its seed: prose not in the seed is marked «Ampliación».
 
-The seed articles under ``seeds/<page-slug>.txt`` are the source of truth. A Spanish
-page with a seed is split into prose items (paragraphs, list items, table rows,
-headings and FAQ questions; code fences, HTML comments, harness markers and the front
-matter are skipped). An item passes when, after normalising whitespace and Markdown
-(emphasis, links, inline code, escapes), it is found in the seed text, or when it sits
-inside an admonition titled «Ampliación» (``!!! info "Ampliación"``, ``??? note
-"Ampliación: ..."``), the site's mark for added material; a heading the seed lacks says
-so in its own words, ending in «(ampliación)», so the reader sees it too.
-
-Deliberate rewrites of seed text are data, in ``seeds/rewrites.toml``: each is applied
-to the seed before comparing, and one that no longer matches its seed or is no longer
-used by its page is a problem naming its line, so the list stays exact. Standard
-library only: ``make check``, the unit tests and anything else read the same rule.
+``seeds/<page-slug>.txt`` is the source of truth. Each prose item of the Spanish page
+(paragraph, list item, table row, heading, FAQ question; not code, comments, markers or
+front matter) must be found in the seed once whitespace and Markdown are normalised, or
+sit inside an admonition titled «Ampliación»; a heading the seed lacks ends in
+«(ampliación)», so the reader sees it too. Deliberate rewrites are data in
+``seeds/rewrites.toml``, applied to the seed first; one that no longer matches its seed
+or its page is a problem at its line, so the list stays exact.
 """
 
 from __future__ import annotations
