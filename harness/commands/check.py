@@ -21,13 +21,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.commands.checkout import add_root_option, root_of
-from harness.commands.page_markers import marker_problems
 from harness.core.errors import HarnessError
 from harness.records.store import load_all
-from harness.records.validate import CONTRADICTS
+from harness.records.validate import CONTRADICTS, check_records
 from harness.sources.checks import check_project
-from harness.sources.project import Project
+from harness.sources.pages import find_markers
+from harness.sources.project import Project, resolve_includes
 from harness.sources.seed_fidelity import seed_problems
+from harness.sources.trials import load_trials, workload_sources
+from harness.views.markers import PageContext, Site, render_marker
 from harness.views.notebooks import notebook_path, out_of_date
 
 __all__ = ["Outcome", "configure", "run"]
@@ -56,9 +58,9 @@ class _Page:
     sources_failed: bool = False
     """The page's sources have a problem its examples would report again."""
     blocking: bool = False
+    """An earlier step found a problem the notebooks and the build would report again."""
     contradicted: bool = False
     """A record contradicts one of the page's expectations (the markers step said so)."""
-    """An earlier step found a problem the notebooks and the build would report again."""
 
     @property
     def shown(self) -> Path:
@@ -102,6 +104,40 @@ def _sources(page: _Page) -> Outcome:
     return Outcome(problems=[p.message for p in found])
 
 
+def marker_problems(project: Project, slug: str) -> list[str]:
+    """Every problem the strict build would find in ``docs/<slug>.md`` and its twin's
+    markers and records, each once, record problems first: the build's own path
+    (:func:`check_records`, :func:`render_marker`), collecting instead of stopping."""
+    results = project.root / "results"
+    try:
+        records = load_all(results, root=project.root)
+        workloads = project.root / "trials" / "workloads.py"
+        specs = load_trials(workloads.with_name("trials.toml"), root=project.root,
+                            workloads=workloads)
+    except HarnessError as exc:
+        return [str(exc)]
+    found: dict[str, None] = dict.fromkeys(
+        check_records(records, project=project, specs=specs, results=results))
+    site = Site(project=project, records=records, specs=specs,
+                sources=workload_sources(workloads=workloads))
+    for name, lang in ((f"{slug}.md", "es"), (f"{slug}.en.md", "en")):
+        path = project.root / "docs" / name
+        if not path.is_file():
+            continue  # the sources step names a missing twin
+        text, shown = path.read_text(encoding="utf-8"), project.shown(path)
+        try:
+            included = {include.snippet_id for include, _ in resolve_includes(project, text, shown)}
+            page = PageContext(lang=lang, slug=slug, included=included)
+            for marker in find_markers(text, shown):
+                try:
+                    found.update(dict.fromkeys(render_marker(marker, site, page).stale))
+                except HarnessError as exc:
+                    found.setdefault(str(exc))
+        except HarnessError as exc:
+            found.setdefault(str(exc))
+    return list(found)
+
+
 def _markers(page: _Page) -> Outcome:
     if page.project is None:
         return Outcome(skipped="the page's sources could not be read (above)")
@@ -125,13 +161,7 @@ def _examples(page: _Page) -> Outcome:
     if page.contradicted:  # one mistake, one message: the example would fail on it too
         return Outcome(skipped="a recorded value contradicts an expectation (above); the "
                                "example would report the same mistake")
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "--no-header", "-p", "no:randomly",
-         "-p", "no:cacheprovider", "--tb=short", str(page.shown)],
-        cwd=page.root, capture_output=True, text=True)
-    if done.returncode == 0:
-        return Outcome()
-    return Outcome(problems=[(done.stdout + done.stderr).strip()])
+    return _pytest(page, "--tb=short", str(page.shown))
 
 
 def _notebooks(page: _Page) -> Outcome:
@@ -176,11 +206,15 @@ def _browser(page: _Page) -> Outcome:
     if shutil.which("chromium") is None:
         return Outcome(skipped="no `chromium` on PATH: run `make browser` (root, apt), then "
                                "`make check` again; `make test` runs them, and CI fails without")
+    # 5: no browser test names this page
+    return _pytest(page, "--tb=line", "-m", "browser", "-k", page.slug, "tests/browser", ok=(0, 5))
+
+
+def _pytest(page: _Page, *args: str, ok: tuple[int, ...] = (0,)) -> Outcome:
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "--no-header", "-p", "no:randomly",
-         "-p", "no:cacheprovider", "--tb=line", "-m", "browser", "-k", page.slug,
-         "tests/browser"], cwd=page.root, capture_output=True, text=True)
-    if done.returncode in (0, 5):  # 5: no browser test names this page
+         "-p", "no:cacheprovider", *args], cwd=page.root, capture_output=True, text=True)
+    if done.returncode in ok:
         return Outcome()
     return Outcome(problems=[(done.stdout + done.stderr).strip()])
 

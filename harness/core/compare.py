@@ -13,10 +13,10 @@ from typing import Any
 
 from harness.core.types import Expectation, Observation
 
-__all__ = ["DEFAULT_TOLERANCES", "Verdict", "compare", "format_value", "tolerance_for"]
+__all__ = ["Verdict", "compare", "format_value"]
 
 #: (rtol, atol) by dtype, as in torch.testing.assert_close.
-DEFAULT_TOLERANCES: dict[str, tuple[float, float]] = {
+_TOLERANCES: dict[str, tuple[float, float]] = {
     "torch.float16": (1e-3, 1e-5),
     "torch.bfloat16": (1.6e-2, 1e-5),
     "torch.float32": (1.3e-6, 1e-5),
@@ -36,15 +36,6 @@ class Verdict:
     atol: float = 0.0
 
 
-def tolerance_for(expectation: Expectation, observation: Observation) -> tuple[float, float]:
-    dtype = observation.dtype or ("float" if isinstance(observation.value, float) else "")
-    rtol, atol = DEFAULT_TOLERANCES.get(dtype, (0.0, 0.0))
-    return (
-        rtol if expectation.rtol is None else expectation.rtol,
-        atol if expectation.atol is None else expectation.atol,
-    )
-
-
 def _shape(value: Any) -> tuple[int, ...]:
     if isinstance(value, list):
         inner = {_shape(item) for item in value}
@@ -60,11 +51,6 @@ def _flatten(value: Any) -> list[Any]:
     return [value]
 
 
-def where_of(index: int, shape: tuple[int, ...]) -> str:
-    """Where in a value a difference is: ``element i: `` for tensors, nothing for scalars."""
-    return f"element {index}: " if shape else ""
-
-
 def _numbers_close(expected: Any, observed: Any, rtol: float, atol: float) -> str:
     try:
         want_shape, got_shape = _shape(expected), _shape(observed)
@@ -73,6 +59,7 @@ def _numbers_close(expected: Any, observed: Any, rtol: float, atol: float) -> st
     if want_shape != got_shape:
         return f"shape differs: expected {list(want_shape)}, observed {list(got_shape)}"
     for index, (want, got) in enumerate(zip(_flatten(expected), _flatten(observed), strict=True)):
+        where = f"element {index}: " if want_shape else ""  # nothing for a scalar
         if isinstance(got, bool) or not isinstance(got, (int, float)):
             return f"element {index} is {got!r}, not a number"
         if math.isnan(want) or math.isnan(got):
@@ -81,13 +68,13 @@ def _numbers_close(expected: Any, observed: Any, rtol: float, atol: float) -> st
             # matches a number, whatever the tolerance.
             if math.isnan(want) and math.isnan(got):
                 continue
-            return f"{where_of(index, want_shape)}expected {want!r}, observed {got!r}"
+            return f"{where}expected {want!r}, observed {got!r}"
         if want == got:  # equal infinities too: inf - inf is NaN, not 0
             continue
         if math.isinf(want) or math.isinf(got):
-            return f"{where_of(index, want_shape)}expected {want!r}, observed {got!r}"
+            return f"{where}expected {want!r}, observed {got!r}"
         if not abs(got - want) <= atol + rtol * abs(want):
-            return (f"{where_of(index, want_shape)}|{got!r} - {want!r}| > "
+            return (f"{where}|{got!r} - {want!r}| > "
                     f"atol + rtol·|expected| = {atol} + {rtol}·{abs(want)}")
     return ""
 
@@ -125,7 +112,10 @@ def compare(expectation: Expectation, observation: Observation) -> Verdict:
         return Verdict(holds=ok, reason="" if ok else f"expected {want!r}, observed {got!r}")
     if observation.kind not in ("number", "tensor", "sequence"):
         return Verdict(holds=False, reason=f"expected a number, observed {observation.kind}")
-    rtol, atol = tolerance_for(expectation, observation)
+    dtype = observation.dtype or ("float" if isinstance(observation.value, float) else "")
+    rtol, atol = _TOLERANCES.get(dtype, (0.0, 0.0))
+    rtol = rtol if expectation.rtol is None else expectation.rtol
+    atol = atol if expectation.atol is None else expectation.atol
     reason = _numbers_close(want, observation.value, rtol, atol)
     return Verdict(holds=not reason, reason=reason, rtol=rtol, atol=atol)
 

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["HarnessError", "Location", "parse_toml", "read_text", "relative", "suggest"]
+__all__ = ["HarnessError", "Location", "key_line", "parse_toml", "read_text", "relative", "suggest",
+           "table_lines"]
 
 
 class HarnessError(Exception):
@@ -84,3 +85,22 @@ def read_text(path: Path, shown: object, *, limit: int | None = None) -> str:
         raise HarnessError(
             f"{shown}:{line}: byte 0x{data[exc.start]:02x} is not UTF-8 (a file saved as "
             "Latin-1 or cp1252?); expected UTF-8 text") from None
+
+
+def table_lines(text: str, table: str) -> list[int]:
+    """The 1-based line of each ``[[table]]`` header of a TOML ``text``, in order (tomllib
+    gives values, not lines; a message names the line of the table at fault)."""
+    return [n for n, line in enumerate(text.splitlines(), 1)
+            if line.strip().startswith(f"[[{table}]]")]
+
+
+def key_line(text: str, start: int, key: str) -> int:
+    """The line of ``key = ...`` (or of a ``[<table>.key]`` sub-table) in the table whose
+    header is line ``start``; ``start`` when the key has no line of its own."""
+    pattern = re.compile(rf"\s*({re.escape(key)}\s*=|\[\s*[\w.]*\.{re.escape(key)}\s*\])")
+    for number, line in enumerate(text.splitlines()[start:], start=start + 1):
+        if line.strip().startswith("[["):
+            break
+        if pattern.match(line):
+            return number
+    return start

@@ -1,11 +1,8 @@
 """One measured trial as a typed value, from the timer to the page. Standard library only.
 
-A :class:`TrialRow` is what a trial produced; CSV exists only at the store's
-edge (:mod:`harness.records.store`). The record's columns are ``TrialRow``'s
-fields, declared once: the field's order is the header's order, its type gives
-the cell's kind, a field without a default is a required cell, and its
-``column(...)`` carries the range and the help text. :data:`COLUMNS` is derived
-from them and nothing else lists the header.
+CSV exists only at the store's edge (:mod:`harness.records.store`). The record's columns
+are ``TrialRow``'s fields, declared once (order, cell kind from the type, required when
+there is no default, range and help in ``column(...)``); :data:`COLUMNS` derives from them.
 """
 
 from __future__ import annotations

@@ -14,53 +14,32 @@ from typing import Any, Literal, get_args
 
 from harness.core.errors import Location
 
-__all__ = [
-    "OBSERVATION_KINDS",
-    "ObservationKind",
-    "Unchecked",
-    "DEVICE_TYPES",
-    "DTYPES",
-    "TASKS",
-    "Environment",
-    "Expectation",
-    "Observation",
-    "Snippet",
-    "TRIAL_CLOCKS",
-    "TRIAL_RELATIONS",
-    "TrialExpectation",
-    "TrialSpec",
-    "Work",
-]
+__all__ = ["DEVICE_TYPES", "DTYPES", "OBSERVATION_KINDS", "TASKS", "TRIAL_CLOCKS",
+           "TRIAL_RELATIONS", "Environment", "Expectation", "Observation", "ObservationKind",
+           "Snippet", "TrialExpectation", "TrialSpec", "Unchecked", "Work"]
 
 #: Device types a record or a trial may name; the first part of a device key.
 DEVICE_TYPES: tuple[str, ...] = ("cpu", "cuda", "mps", "xpu")
 #: What an observation holds. ``error``: the snippet raised where it should not;
 #: ``exception``: a caught exception object the snippet bound to a name on purpose.
 ObservationKind = Literal[
-    "none", "bool", "number", "tensor", "sequence", "text", "exception", "error"
-]
+    "none", "bool", "number", "tensor", "sequence", "text", "exception", "error"]
 OBSERVATION_KINDS: tuple[str, ...] = get_args(ObservationKind)
 #: What a trial measures.
 TASKS: tuple[str, ...] = ("compute", "gradients", "inference", "training")
 #: dtype names as spelled after ``torch.``; float8 is accepted so a trial can show an
 #: unsupported dtype failing as a row rather than being refused.
 DTYPES: tuple[str, ...] = (
-    "bfloat16",
-    "float16",
-    "float32",
-    "float64",
-    "float8_e4m3fn",
-    "float8_e5m2",
-)
+    "bfloat16", "float16", "float32", "float64", "float8_e4m3fn", "float8_e5m2")
+
 
 @dataclass(frozen=True, kw_only=True)
 class Snippet:
     id: str
     """Path under ``snippets/`` without the suffix, e.g. ``que-es-pytorch/derivada_cuadrado``."""
     path: Path
-    """Absolute path of the file."""
     sha256: str
-    """Hash of the file's bytes: a record made from other bytes is stale."""
+    """Hash of the file's text: a record made from other text is stale."""
 
     @property
     def language(self) -> str:
@@ -70,7 +49,6 @@ class Snippet:
 @dataclass(frozen=True, kw_only=True)
 class Expectation:
     snippet: str
-    """Snippet id the expectation is about."""
     name: str
     """A name the snippet defines, optionally followed by attributes: ``x.grad``."""
     value: Any
@@ -82,7 +60,6 @@ class Expectation:
     atol: float | None = None
     """Absolute tolerance; ``None`` takes the observed dtype's default."""
     derivation_en: str = ""
-    """The derivation in English, for the English edition."""
     raises: str = ""
     """For a caught exception: its type name (or a base class's); ``value`` is then unused."""
     message: str = ""
@@ -92,7 +69,6 @@ class Expectation:
     tolerance_reason: str = ""
     """Why a tolerance above the harness's bound (rtol 0.1, atol 1) still checks something."""
     location: Location
-    """Where the expectation is declared."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -167,7 +143,6 @@ class TrialSpec:
     workload: str
     """Name of the workload function in the site's ``trials/workloads.py``."""
     task: str
-    """``inference``, ``training``, ``gradients`` or ``compute``."""
     dtype: str
     shape: tuple[int, ...]
     batch: int = 1
@@ -191,7 +166,7 @@ class Environment:
     device_key: str
     device_name: str
     run_id: str = ""
-    """Identifies the recording run; rows and observations name it."""
+    """The recording run; rows and observations name it."""
     python: str = ""
     platform: str = ""
     threads: int = 1

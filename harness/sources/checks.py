@@ -62,8 +62,7 @@ def check_pages(text: str, shown: Path) -> list[str]:
                "not the only line of a fenced block")
         problems.append(
             f"{shown}:{number}: snippet include the harness would not run ({why}); write it as "
-            'a fenced block whose only line is --8<-- "<page>/<name>.py", outside block quotes'
-        )
+            'a fenced block whose only line is --8<-- "<page>/<name>.py", outside block quotes')
     strict = {m.start for m in find_markers(text, shown)}
     literal = literal_spans(text)
     for match in _LOOKS_LIKE_MARKER.finditer(text):
@@ -73,8 +72,7 @@ def check_pages(text: str, shown: Path) -> list[str]:
             problems.append(
                 f"{shown}:{_line_of(text, match.start())}: {snippet!r} looks like a harness "
                 'marker but does not parse; expected <!-- harness:kind key="value" --> on one '
-                "line, lowercase, no space after the colon"
-            )
+                "line, lowercase, no space after the colon")
     return problems
 
 
@@ -204,8 +202,7 @@ def check_project(project: Project) -> list[Problem]:
                 mine.append(
                     f"{include.location}: snippet {include.snippet_id!r} has no analytic "
                     f"expectation; add [[expect]] to snippets/{page_slug}/expectations.toml, or "
-                    "[[unchecked]] with the reason if there is truly nothing to derive"
-                )
+                    "[[unchecked]] with the reason if there is truly nothing to derive")
         problems += [Problem(message=m, pages=(shown,)) for m in mine]
         problems += [Problem(message=m, pages=(shown,), twin=True)
                      for m in _twin_problems(project, page)]

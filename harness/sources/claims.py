@@ -24,7 +24,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, get_args
 
-from harness.core.errors import HarnessError, Location, parse_toml, read_text, relative, suggest
+from harness.core.errors import (
+    HarnessError,
+    Location,
+    parse_toml,
+    read_text,
+    relative,
+    suggest,
+    table_lines,
+)
 
 __all__ = ["ARGUMENTS", "CLAIMS_FILE", "CONFIG_ONLY", "PREDICATES", "VALUE", "Claim",
            "Predicate", "load_claims"]
@@ -32,10 +40,8 @@ __all__ = ["ARGUMENTS", "CLAIMS_FILE", "CONFIG_ONLY", "PREDICATES", "VALUE", "Cl
 CLAIMS_FILE = "claims.toml"
 
 #: What a claim can read from the records (see harness/records/claims.py).
-Predicate = Literal[
-    "example-devices", "trial-devices", "faster-passing", "faster-failing", "trial-setting",
-    "latency-flat",
-]
+Predicate = Literal["example-devices", "trial-devices", "faster-passing", "faster-failing",
+                    "trial-setting", "latency-flat"]
 PREDICATES: tuple[str, ...] = get_args(Predicate)
 #: The arguments each predicate takes (all required), and what each is.
 ARGUMENTS: dict[str, dict[str, str]] = {
@@ -52,8 +58,9 @@ _KEYS = {"id", "predicate", "expect", "es", "en"}
 #: Predicates that read only configuration (trials.toml), never a record: their sentence
 #: may not present what it says as something measured or observed.
 CONFIG_ONLY = ("trial-setting",)
-_MEASURED = re.compile(r"medici|medid|mide|registr|observ|muestran|measur|recorded|observ"
-                       r"|shows?\b", re.IGNORECASE)
+_MEASURED = re.compile(
+    r"medici|medid|mide|registr|observ|muestran|measur|recorded|shows?\b",  # codespell:ignore
+    re.IGNORECASE)
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 #: Where a generated sentence takes the records' values: ``{value}`` or ``{value|sep}``.
 VALUE = re.compile(r"\{value(?:\|(?P<sep>[^}]*))?\}")
@@ -130,8 +137,7 @@ def load_claims(snippets_dir: Path, *, root: Path) -> dict[tuple[str, str], Clai
         data = parse_toml(text, shown)
         if set(data) - {"claim"}:
             raise HarnessError(f"{shown}:1: only [[claim]] tables are allowed here")
-        lines = [n for n, line in enumerate(text.splitlines(), 1)
-                 if line.strip() == "[[claim]]"]
+        lines = table_lines(text, "claim")
         for index, raw in enumerate(data.get("claim", [])):
             where = Location(path=shown, line=lines[index] if index < len(lines) else 1)
             claim = _claim(raw, path.parent.name, where)

@@ -9,20 +9,15 @@ examples run in the same order everywhere.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from harness.core.errors import HarnessError, Location
 
-__all__ = [
-    "Include",
-    "Marker",
-    "find_includes",
-    "find_markers",
-    "literal_spans",
-    "parse_marker_args",
-]
+__all__ = ["Include", "Marker", "find_includes", "find_markers", "literal_spans",
+           "parse_marker_args"]
 
 _FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n`]*)$")
 _INCLUDE = re.compile(r"""^[ \t]*-{1,}8<-{1,}[ \t]+(?P<q>["'])(?P<target>[^"']+)(?P=q)[ \t]*$""")
@@ -58,45 +53,25 @@ def find_includes(text: str, path: Path) -> list[Include]:
     """Fenced blocks whose whole body is snippet includes, in page order."""
     found: list[Include] = []
     lines = text.splitlines(keepends=True)
-    offset = 0
+    offsets = list(itertools.accumulate(map(len, lines), initial=0))
     index = 0
     while index < len(lines):
-        line = lines[index]
-        opened = _FENCE_OPEN.match(line.rstrip("\n"))
+        opened = _FENCE_OPEN.match(lines[index].rstrip("\n"))
+        first, index = index, index + 1
         if not opened:
-            offset += len(line)
-            index += 1
             continue
-        start, fence_line = offset, index + 1
         closing = re.compile(rf"^{re.escape(opened['indent'])}{opened['fence']}[ \t]*$")
-        body: list[str] = []
-        offset += len(line)
-        index += 1
         while index < len(lines) and not closing.match(lines[index].rstrip("\n")):
-            body.append(lines[index])
-            offset += len(lines[index])
             index += 1
-        if index < len(lines):
-            offset += len(lines[index])
-            index += 1
-        matches = [_INCLUDE.match(b.rstrip("\n")) for b in body if b.strip()]
+        matches = [_INCLUDE.match(b.rstrip("\n")) for b in lines[first + 1:index] if b.strip()]
+        index = min(index + 1, len(lines))  # past the closing fence, if there is one
         if not matches or not all(matches):
             continue
         language = (opened["info"].split() or [""])[0]
-        for match in matches:
-            assert match is not None
-            target = match["target"]
-            file_part = target.split(":", 1)[0]
-            found.append(
-                Include(
-                    snippet_id=file_part.rsplit(".", 1)[0],
-                    target=target,
-                    language=language,
-                    location=Location(path=path, line=fence_line),
-                    start=start,
-                    end=offset,
-                )
-            )
+        found += [Include(snippet_id=m["target"].split(":", 1)[0].rsplit(".", 1)[0],
+                          target=m["target"], language=language,
+                          location=Location(path=path, line=first + 1),
+                          start=offsets[first], end=offsets[index]) for m in matches if m]
     return found
 
 
@@ -109,8 +84,7 @@ def parse_marker_args(raw: str, where: Location) -> dict[str, str]:
         if not match:
             raise HarnessError(
                 f"{where}: cannot read marker arguments at {raw[position:].strip()!r}; "
-                'expected key="value" pairs separated by spaces.'
-            )
+                'expected key="value" pairs separated by spaces.')
         if match["key"] in args:
             raise HarnessError(f"{where}: argument {match['key']!r} given twice.")
         args[match["key"]] = match["value"]
@@ -143,15 +117,7 @@ def find_markers(text: str, path: Path) -> list[Marker]:
     for match in _MARKER.finditer(text):
         if any(start <= match.start() < end for start, end in literal):
             continue
-        line = text.count("\n", 0, match.start()) + 1
-        where = Location(path=path, line=line)
-        markers.append(
-            Marker(
-                kind=match["kind"],
-                args=parse_marker_args(match["args"], where),
-                location=where,
-                start=match.start(),
-                end=match.end(),
-            )
-        )
+        where = Location(path=path, line=text.count("\n", 0, match.start()) + 1)
+        markers.append(Marker(kind=match["kind"], args=parse_marker_args(match["args"], where),
+                              location=where, start=match.start(), end=match.end()))
     return markers

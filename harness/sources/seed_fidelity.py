@@ -1,18 +1,12 @@
 """Every Spanish article keeps its seed: prose not in the seed is marked «Ampliación».
 
-The seed articles under ``seeds/<page-slug>.txt`` are the source of truth. A Spanish
-page with a seed is split into prose items (paragraphs, list items, table rows,
-headings and FAQ questions; code fences, HTML comments, harness markers and the front
-matter are skipped). An item passes when, after normalising whitespace and Markdown
-(emphasis, links, inline code, escapes), it is found in the seed text, or when it sits
-inside an admonition titled «Ampliación» (``!!! info "Ampliación"``, ``??? note
-"Ampliación: ..."``), the site's mark for added material; a heading the seed lacks says
-so in its own words, ending in «(ampliación)», so the reader sees it too.
-
-Deliberate rewrites of seed text are data, in ``seeds/rewrites.toml``: each is applied
-to the seed before comparing, and one that no longer matches its seed or is no longer
-used by its page is a problem naming its line, so the list stays exact. Standard
-library only: ``make check``, the unit tests and anything else read the same rule.
+``seeds/<page-slug>.txt`` is the source of truth. Each prose item of the Spanish page
+(paragraph, list item, table row, heading, FAQ question; not code, comments, markers or
+front matter) must be found in the seed once whitespace and Markdown are normalised, or
+sit inside an admonition titled «Ampliación»; a heading the seed lacks ends in
+«(ampliación)», so the reader sees it too. Deliberate rewrites are data in
+``seeds/rewrites.toml``, applied to the seed first; one that no longer matches its seed
+or its page is a problem at its line, so the list stays exact.
 """
 
 from __future__ import annotations
@@ -22,18 +16,14 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.core.errors import HarnessError, parse_toml
+from harness.core.errors import HarnessError, parse_toml, table_lines
 
-__all__ = ["MARK", "RULES_FILE", "Item", "Rewrite", "Rules", "load_rules", "normalise",
-           "prose_items", "seed_problems", "seed_slugs", "seed_text", "unmarked_additions"]
+__all__ = ["Rewrite", "Rules", "load_rules", "seed_problems", "seed_slugs", "unmarked_additions"]
 
 MARK = "Ampliación"
-#: Where the deliberate rewrites live, under the seeds folder.
-RULES_FILE = "rewrites.toml"
 
 _ADMONITION = re.compile(
-    r'^(?P<indent>[ ]*)(?:!!!|\?\?\?\+?)[ ]+(?P<kind>[\w-]+)(?:[ ]+"(?P<title>[^"]*)")?[ ]*$'
-)
+    r'^(?P<indent>[ ]*)(?:!!!|\?\?\?\+?)[ ]+(?P<kind>[\w-]+)(?:[ ]+"(?P<title>[^"]*)")?[ ]*$')
 _FENCE = re.compile(r"^(?P<indent>[ ]*)(?P<fence>`{3,}|~{3,})")
 _HEADING = re.compile(r"^#{1,6}[ ]+(?P<text>.+?)[ ]*#*[ ]*$")
 _MARKED_HEADING = re.compile(rf"[ ]\({MARK.lower()}\)(?:[ ]*\{{[^}}]*\}})?$")
@@ -41,16 +31,14 @@ _LIST_ITEM = re.compile(r"^[ ]*(?:[-*+]|\d+\.)[ ]+(?P<text>.*)$")
 _TABLE_SEPARATOR = re.compile(r"^[ ]*\|[ \t|:-]*$")
 
 
-@dataclass(frozen=True, kw_only=True)
-class Item:
-    """One prose unit of a page: a paragraph, list item, table row or heading."""
+@dataclass(frozen=True)
+class _Item:
+    """One prose unit of a page (paragraph, list item, table row or heading), at its
+    1-based line, and whether it sits inside an admonition titled «Ampliación»."""
 
     line: int
-    """1-based line of the page where the item starts."""
     text: str
     marked: bool
-    """Inside an admonition titled «Ampliación»."""
-    heading: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -62,16 +50,16 @@ class Rewrite:
     page: str = ""
     """The page slug it belongs to; empty: any page whose seed has the text."""
     line: int = 0
-    """Its ``[[rewrite]]`` line in ``seeds/rewrites.toml`` (0: not from the file)."""
+    """Its ``[[rewrite]]`` line in ``seeds/rewrites.toml``."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class Rules:
     rewrites: tuple[Rewrite, ...] = ()
-    shown: str = f"seeds/{RULES_FILE}"
+    shown: str = "seeds/rewrites.toml"
 
 
-def normalise(text: str) -> str:
+def _normalise(text: str) -> str:
     """Plain words: no Markdown links, escapes, inline code or emphasis; one space."""
     text = unicodedata.normalize("NFC", text)
     text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", text)
@@ -84,10 +72,10 @@ def _is_mark(title: str | None) -> bool:
     return title is not None and (title == MARK or title.startswith(f"{MARK}:"))
 
 
-def prose_items(text: str) -> list[Item]:
+def _prose_items(text: str) -> list[_Item]:
     """The page's prose in order, each item with its line and whether it is marked."""
     lines = text.splitlines()
-    items: list[Item] = []
+    items: list[_Item] = []
     stack: list[tuple[int, bool]] = []  # (admonition indent, marked) from outer to inner
     paragraph: list[str] = []
     start = index = 0
@@ -99,7 +87,7 @@ def prose_items(text: str) -> list[Item]:
 
     def flush() -> None:
         if paragraph:
-            items.append(Item(line=start, text=" ".join(paragraph), marked=marked()))
+            items.append(_Item(start, " ".join(paragraph), marked()))
             paragraph.clear()
 
     while index < len(lines):
@@ -132,20 +120,19 @@ def prose_items(text: str) -> list[Item]:
             flush()
             inner = marked() or _is_mark(admonition["title"])
             if admonition["kind"] == "question" and admonition["title"]:
-                items.append(Item(line=number, text=admonition["title"], marked=inner,
-                                  heading=True))
+                items.append(_Item(number, admonition["title"], inner))
             stack.append((len(admonition["indent"]), inner))
             continue
         heading = _HEADING.match(line)
         if heading and indent == 0:
             flush()
-            items.append(Item(line=number, text=heading["text"], heading=True,
-                              marked=marked() or bool(_MARKED_HEADING.search(heading["text"]))))
+            items.append(_Item(number, heading["text"],
+                               marked() or bool(_MARKED_HEADING.search(heading["text"]))))
             continue
         if stripped.startswith("|"):
             flush()
             if not _TABLE_SEPARATOR.match(line):
-                items.append(Item(line=number, text=stripped, marked=marked()))
+                items.append(_Item(number, stripped, marked()))
             continue
         item = _LIST_ITEM.match(line)
         if item:
@@ -160,20 +147,16 @@ def prose_items(text: str) -> list[Item]:
     return items
 
 
-def _table_lines(text: str, table: str) -> list[int]:
-    return [n for n, line in enumerate(text.splitlines(), 1) if line.strip() == f"[[{table}]]"]
-
-
 def load_rules(seeds: Path) -> Rules:
     """``seeds/rewrites.toml`` (no file: no rewrites); a bad entry names its line."""
-    path = seeds / RULES_FILE
-    shown = f"{seeds.name}/{RULES_FILE}"
+    path = seeds / "rewrites.toml"
+    shown = f"{seeds.name}/rewrites.toml"
     if not path.is_file():
         return Rules(shown=shown)
     text = path.read_text(encoding="utf-8")
     data = parse_toml(text, shown)
     rewrites: list[Rewrite] = []
-    for line, raw in zip(_table_lines(text, "rewrite"), data.get("rewrite", []), strict=False):
+    for line, raw in zip(table_lines(text, "rewrite"), data.get("rewrite", []), strict=False):
         if not (isinstance(raw.get("seed"), str) and isinstance(raw.get("page_text"), str)):
             raise HarnessError(f"{shown}:{line}: a [[rewrite]] needs seed = \"<the seed's text>\" "
                                "and page_text = \"<what the page says>\"")
@@ -182,39 +165,31 @@ def load_rules(seeds: Path) -> Rules:
     return Rules(rewrites=tuple(rewrites), shown=shown)
 
 
-def seed_text(slug: str, seed: str, rules: Rules | None = None) -> tuple[str, list[str]]:
-    """The seed as one normalised string with the rewrites applied, and a problem for
-    each of the page's own rewrites that no longer matches the seed."""
+def unmarked_additions(slug: str, page: str, seed: str, shown: str,
+                       rules: Rules | None = None) -> list[str]:
+    """Each of the page's own rewrites that no longer matches ``seed``, then every prose
+    item of ``page`` that is neither in ``seed`` (rewrites applied) nor marked, as
+    page:line."""
     rules = rules or Rules()
-    text = normalise(" ".join(seed.splitlines()))
+    reference = _normalise(" ".join(seed.splitlines()))
     problems: list[str] = []
     for rewrite in rules.rewrites:
         if rewrite.page not in ("", slug):
             continue
-        old = normalise(rewrite.seed)
-        if rewrite.page and old not in text:
+        old = _normalise(rewrite.seed)
+        if rewrite.page and old not in reference:
             problems.append(
                 f"{rules.shown}:{rewrite.line}: the rewrite of {rewrite.seed[:60]!r} no longer "
                 f"matches seeds/{slug}.txt; remove it, or copy the seed's text into `seed`")
-        text = text.replace(old, normalise(rewrite.text))
-    return text, problems
-
-
-def unmarked_additions(slug: str, page: str, seed: str, shown: str,
-                       rules: Rules | None = None) -> list[str]:
-    """Every prose item of ``page`` that is neither in ``seed`` nor marked, as page:line,
-    after any rewrite that no longer matches the seed."""
-    rules = rules or Rules()
-    reference, problems = seed_text(slug, seed, rules)
-    for item in prose_items(page):
-        words = normalise(item.text)
+        reference = reference.replace(old, _normalise(rewrite.text))
+    for item in _prose_items(page):
+        words = _normalise(item.text)
         if not words or item.marked or words in reference:
             continue
         problems.append(
             f"{shown}:{item.line}: not in seeds/{slug}.txt and not inside «{MARK}»: "
             f"{words[:70]!r}; put it under !!! info \"{MARK}\" (indented 4 spaces), or restore "
-            f"the seed's wording, or list a deliberate rewrite in {rules.shown}"
-        )
+            f"the seed's wording, or list a deliberate rewrite in {rules.shown}")
     return problems
 
 
@@ -235,9 +210,9 @@ def seed_problems(root: Path, slug: str) -> list[str]:
     rules = load_rules(seeds)
     text = page.read_text(encoding="utf-8")
     problems = unmarked_additions(slug, text, seed.read_text(encoding="utf-8"), shown, rules)
-    flat = normalise(" ".join(text.split()))
+    flat = _normalise(" ".join(text.split()))
     for rewrite in rules.rewrites:
-        if rewrite.page == slug and normalise(rewrite.text) not in flat:
+        if rewrite.page == slug and _normalise(rewrite.text) not in flat:
             problems.append(
                 f"{rules.shown}:{rewrite.line}: {shown} no longer says {rewrite.text[:60]!r}; "
                 "remove the rewrite, or update its page_text to what the page says")

@@ -15,23 +15,22 @@ import re
 from pathlib import Path
 from typing import Any
 
-from harness.core.errors import HarnessError, Location, parse_toml, read_text, relative, suggest
+from harness.core.errors import (
+    HarnessError,
+    Location,
+    key_line,
+    parse_toml,
+    read_text,
+    relative,
+    suggest,
+    table_lines,
+)
 from harness.core.types import Expectation, Snippet, Unchecked
 
-__all__ = [
-    "assignment_line",
-    "defined_names",
-    "imported_modules",
-    "EXPECTATIONS_FILE",
-    "EXPECT_KEYS",
-    "SNIPPET_SUFFIXES",
-    "find_snippets",
-    "load_expectations",
-    "snippet_for_id",
-]
+__all__ = ["EXPECT_KEYS", "assignment_line", "defined_names", "find_snippets", "imported_modules",
+           "load_expectations", "snippet_for_id"]
 
-EXPECTATIONS_FILE = "expectations.toml"
-SNIPPET_SUFFIXES = (".py", ".csv", ".yaml")
+_SUFFIXES = (".py", ".csv", ".yaml")
 EXPECT_KEYS = {
     "snippet": "the snippet's file name without suffix (required)",
     "name": "a name the snippet defines, attributes allowed: x.grad (required)",
@@ -62,7 +61,7 @@ def find_snippets(snippets_dir: Path) -> dict[str, Snippet]:
     found: dict[str, Snippet] = {}
     inside = snippets_dir.resolve()
     for path in sorted(snippets_dir.rglob("*")):
-        if path.suffix not in SNIPPET_SUFFIXES or not path.is_file():
+        if path.suffix not in _SUFFIXES or not path.is_file():
             continue
         snippet_id = path.relative_to(snippets_dir).with_suffix("").as_posix()
         if not path.resolve().is_relative_to(inside):
@@ -72,25 +71,16 @@ def find_snippets(snippets_dir: Path) -> dict[str, Snippet]:
         if snippet_id in found:
             raise HarnessError(
                 f"{path}: two snippets share the id {snippet_id!r}; "
-                "rename one so that ids stay unique regardless of suffix."
-            )
+                "rename one so that ids stay unique regardless of suffix.")
         found[snippet_id] = Snippet(id=snippet_id, path=path, sha256=_digest(path))
     return found
 
 
 def _digest(path: Path) -> str:
     """The hash of the snippet's text with LF line ends: a checkout that writes CRLF
-    (Windows, core.autocrlf) holds the same snippet, not a stale one. Bytes that are not
-    UTF-8 fail naming the line."""
-    data = path.read_bytes()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise HarnessError(f"{path}:{line}: byte {data[exc.start]:#04x} is not UTF-8; save "
-                           "the snippet as UTF-8") from None
-    normalized = text.replace("\r\n", "\n")
-    return hashlib.sha256(normalized.encode("utf-8")).hexdigest()
+    (Windows, core.autocrlf) holds the same snippet, not a stale one."""
+    text = read_text(path, path).replace("\r\n", "\n")
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def snippet_for_id(snippets: dict[str, Snippet], snippet_id: str, where: str) -> Snippet:
@@ -103,37 +93,20 @@ def snippet_for_id(snippets: dict[str, Snippet], snippet_id: str, where: str) ->
         ) from None
 
 
-def _table_lines(text: str, table: str) -> list[int]:
-    """1-based line of each ``[[table]]`` header, in order."""
-    return [
-        number
-        for number, line in enumerate(text.splitlines(), start=1)
-        if line.strip().startswith(f"[[{table}]]")
-    ]
+def _required(raw: dict[str, Any], table: str, keys: dict[str, str], required: tuple[str, ...],
+              where: Location) -> None:
+    """No key outside ``keys``, and each ``required`` key is non-empty text."""
+    for key in sorted(set(raw) - set(keys))[:1]:
+        raise HarnessError(f"{where}: unknown key {key!r} in [[{table}]].{suggest(key, keys)}")
+    for key in required:
+        if not isinstance(raw.get(key), str) or not raw[key].strip():
+            raise HarnessError(f"{where}: [[{table}]] needs {key!r}: {keys[key]}.")
 
 
 def _unchecked(raw: dict[str, Any], page: str, where: Location) -> Unchecked:
-    unknown = set(raw) - set(UNCHECKED_KEYS)
-    if unknown:
-        key = sorted(unknown)[0]
-        raise HarnessError(
-            f"{where}: unknown key {key!r} in [[unchecked]].{suggest(key, UNCHECKED_KEYS)}")
-    for key in ("snippet", "reason"):
-        if not isinstance(raw.get(key), str) or not raw[key].strip():
-            raise HarnessError(f"{where}: [[unchecked]] needs {key!r}: {UNCHECKED_KEYS[key]}.")
+    _required(raw, "unchecked", UNCHECKED_KEYS, ("snippet", "reason"), where)
     return Unchecked(snippet=f"{page}/{raw['snippet']}", reason=raw["reason"].strip(),
                      reason_en=str(raw.get("reason_en", "")).strip(), location=where)
-
-
-def _key_line(text: str, table_line: int, key: str) -> int:
-    """The line of ``key = ...`` in the table that starts at ``table_line`` (that line
-    when the key is not found on a line of its own)."""
-    for number, line in enumerate(text.splitlines()[table_line:], start=table_line + 1):
-        if line.strip().startswith("[["):
-            break
-        if re.match(rf"\s*{re.escape(key)}\s*=", line):
-            return number
-    return table_line
 
 
 def _check_tolerances(raw: dict[str, Any], where: Location, text: str) -> None:
@@ -143,7 +116,7 @@ def _check_tolerances(raw: dict[str, Any], where: Location, text: str) -> None:
         if key not in raw:
             continue
         value = raw[key]
-        at = Location(path=where.path, line=_key_line(text, where.line, key))
+        at = Location(path=where.path, line=key_line(text, where.line, key))
         number = isinstance(value, (int, float)) and not isinstance(value, bool)
         if not number or value < 0:
             raise HarnessError(f"{at}: {key!r} must be a non-negative number, not {value!r} "
@@ -159,25 +132,16 @@ def _check_tolerances(raw: dict[str, Any], where: Location, text: str) -> None:
 
 
 def _expectation(raw: dict[str, Any], page: str, where: Location, text: str = "") -> Expectation:
-    unknown = set(raw) - set(EXPECT_KEYS)
-    if unknown:
-        key = sorted(unknown)[0]
-        raise HarnessError(
-            f"{where}: unknown key {key!r} in [[expect]].{suggest(key, EXPECT_KEYS)}"
-        )
-    for key in ("snippet", "name", "derivation"):
-        if not isinstance(raw.get(key), str) or not raw[key].strip():
-            raise HarnessError(f"{where}: [[expect]] needs {key!r}: {EXPECT_KEYS[key]}.")
+    _required(raw, "expect", EXPECT_KEYS, ("snippet", "name", "derivation"), where)
     if "none" in raw and not isinstance(raw["none"], bool):
-        at = Location(path=where.path, line=_key_line(text, where.line, "none"))
+        at = Location(path=where.path, line=key_line(text, where.line, "none"))
         raise HarnessError(f"{at}: 'none' must be true or false (a TOML boolean, without "
                            f"quotes), not {raw['none']!r}")
     forms = [k for k in ("value", "raises") if k in raw] + (["none"] if raw.get("none") else [])
     if len(forms) != 1:
         raise HarnessError(
             f"{where}: [[expect]] for {raw['name']!r} needs exactly one of "
-            "'value', 'none = true' or 'raises = \"ExceptionType\"'."
-        )
+            "'value', 'none = true' or 'raises = \"ExceptionType\"'.")
     if "message" in raw and "raises" not in raw:
         raise HarnessError(f"{where}: 'message' goes with 'raises'; {EXPECT_KEYS['message']}.")
     for key in ("raises", "message", "known_failure", "derivation_en", "tolerance_reason"):
@@ -186,23 +150,14 @@ def _expectation(raw: dict[str, Any], page: str, where: Location, text: str = ""
     if not _NAME.match(raw["name"]):
         raise HarnessError(
             f"{where}: name {raw['name']!r} is not a Python name with optional attributes "
-            "(expected e.g. 'g' or 'x.grad')."
-        )
+            "(expected e.g. 'g' or 'x.grad').")
     _check_tolerances(raw, where, text)
     return Expectation(
-        snippet=f"{page}/{raw['snippet']}",
-        name=raw["name"],
-        value=raw.get("value"),
-        derivation=raw["derivation"].strip(),
-        derivation_en=raw.get("derivation_en", "").strip(),
-        rtol=raw.get("rtol"),
-        atol=raw.get("atol"),
-        raises=raw.get("raises", ""),
-        message=raw.get("message", ""),
-        known_failure=raw.get("known_failure", "").strip(),
-        tolerance_reason=raw.get("tolerance_reason", "").strip(),
-        location=where,
-    )
+        snippet=f"{page}/{raw['snippet']}", name=raw["name"], value=raw.get("value"),
+        derivation=raw["derivation"].strip(), derivation_en=raw.get("derivation_en", "").strip(),
+        rtol=raw.get("rtol"), atol=raw.get("atol"), raises=raw.get("raises", ""),
+        message=raw.get("message", ""), known_failure=raw.get("known_failure", "").strip(),
+        tolerance_reason=raw.get("tolerance_reason", "").strip(), location=where)
 
 
 def load_expectations(
@@ -213,7 +168,7 @@ def load_expectations(
     root = root or snippets_dir.parent
     result: dict[str, list[Expectation]] = {}
     unchecked: dict[str, Unchecked] = {}
-    for path in sorted(snippets_dir.glob(f"*/{EXPECTATIONS_FILE}")):
+    for path in sorted(snippets_dir.glob("*/expectations.toml")):
         shown = relative(path, root)
         text = read_text(path, shown)
         data = parse_toml(text, shown)
@@ -221,26 +176,24 @@ def load_expectations(
         if extra:
             raise HarnessError(
                 f"{shown}:1: unknown top-level key {sorted(extra)[0]!r}; "
-                "only [[expect]] and [[unchecked]] tables are allowed."
-            )
+                "only [[expect]] and [[unchecked]] tables are allowed.")
         page = path.parent.name
-        lines = _table_lines(text, "expect")
-        for index, raw in enumerate(data.get("expect", [])):
-            where = Location(path=shown, line=lines[index] if index < len(lines) else 1)
-            expectation = _expectation(raw, page, where, text)
-            snippet_for_id(snippets, expectation.snippet, str(where))
-            result.setdefault(expectation.snippet, []).append(expectation)
-        lines = _table_lines(text, "unchecked")
-        for index, raw in enumerate(data.get("unchecked", [])):
-            where = Location(path=shown, line=lines[index] if index < len(lines) else 1)
-            entry = _unchecked(raw, page, where)
-            snippet_for_id(snippets, entry.snippet, str(where))
-            if entry.snippet in unchecked or entry.snippet in result:
-                raise HarnessError(
-                    f"{where}: {entry.snippet!r} is declared unchecked but also has "
-                    "expectations (or a second [[unchecked]]); keep one"
-                )
-            unchecked[entry.snippet] = entry
+        for table in ("expect", "unchecked"):
+            lines = table_lines(text, table)
+            for index, raw in enumerate(data.get(table, [])):
+                where = Location(path=shown, line=lines[index] if index < len(lines) else 1)
+                if table == "expect":
+                    expectation = _expectation(raw, page, where, text)
+                    snippet_for_id(snippets, expectation.snippet, str(where))
+                    result.setdefault(expectation.snippet, []).append(expectation)
+                    continue
+                entry = _unchecked(raw, page, where)
+                snippet_for_id(snippets, entry.snippet, str(where))
+                if entry.snippet in unchecked or entry.snippet in result:
+                    raise HarnessError(
+                        f"{where}: {entry.snippet!r} is declared unchecked but also has "
+                        "expectations (or a second [[unchecked]]); keep one")
+                unchecked[entry.snippet] = entry
     return result, unchecked
 
 

@@ -1,15 +1,12 @@
 """Reading the measured trials declared in ``trials/trials.toml``. No torch import.
 
-Trials and their workloads are content of the site, not code of the package: they live
-in ``trials/`` beside ``snippets/`` (they feed several pages: Medir's tables, the drift
-report, the notebooks) and reach the harness through the MkDocs plugin's ``trials`` and
-``workloads`` options and the record command's ``--trials-file``/``--workloads`` (by
-default, the checkout's ``trials/``). A trial is data
-(:class:`~harness.core.types.TrialSpec`); the work it names is a function in
-``trials/workloads.py``, loaded by path. :func:`spec_sha256` hashes both the declared
-fields and the *source text* of that function (and of the module-level helpers it
-calls), read with :mod:`ast`, so editing a workload makes every row recorded with the
-old definition stale without importing torch here.
+Trials and their workloads are content of the site (``trials/`` beside ``snippets/``),
+named by the MkDocs plugin's ``trials``/``workloads`` options and the record command's
+``--trials-file``/``--workloads``. A trial is data; the work it names is a function of
+``trials/workloads.py``, loaded by path. :func:`spec_sha256` hashes the declared fields
+and the *source text* of that function and the module-level helpers it calls, read with
+:mod:`ast`, so editing a workload makes rows recorded with the old one stale without
+importing torch here.
 """
 
 from __future__ import annotations
@@ -24,29 +21,29 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from harness.core.errors import HarnessError, Location, parse_toml, read_text, relative, suggest
+from harness.core.errors import (
+    HarnessError,
+    Location,
+    key_line,
+    parse_toml,
+    read_text,
+    relative,
+    suggest,
+    table_lines,
+)
 from harness.core.types import (
     DEVICE_TYPES,
     DTYPES,
     TASKS,
     TRIAL_CLOCKS,
+    TRIAL_RELATIONS,
+    TrialExpectation,
     TrialSpec,
 )
-from harness.sources.trial_expectations import check_references, parse_expectation
 
-__all__ = [
-    "TRIALS_FILE",
-    "TRIAL_KEYS",
-    "WORKLOADS_FILE",
-    "Method",
-    "load_method",
-    "load_workloads",
-    "load_trials",
-    "shape_text",
-    "spec_sha256",
-    "workload_names",
-    "workload_sources",
-]
+__all__ = ["EXPECT_KEYS", "FACTOR_BOUNDS", "TRIALS_FILE", "TRIAL_KEYS", "WORKLOADS_FILE", "Method",
+           "load_method", "load_trials", "load_workloads", "shape_text", "spec_sha256",
+           "workload_names", "workload_sources"]
 
 HERE = Path(__file__).resolve().parent.parent
 #: The checkout's trials and workloads (the defaults when no configuration names others).
@@ -80,7 +77,7 @@ TRIAL_KEYS: dict[str, str] = {
     "params": "inline table of workload parameters; clock = host | synchronized | events "
               "with calls and blocks (integers >= 1) times a fixed number of calls per block",
     "expect": "[trial.expect] table: an analytic claim about its latency (keys: "
-              "harness.sources.trial_expectations.EXPECT_KEYS)",
+              "harness.sources.trials.EXPECT_KEYS)",
 }
 _REQUIRED = ("name", "workload", "task", "dtype", "shape", "group")
 
@@ -165,75 +162,101 @@ def workload_sources(*, workloads: Path = WORKLOADS_FILE) -> dict[str, str]:
                     reached.add(callee)
                     pending.append(functions[callee])
         # Whole lines by number: ast.get_source_segment re-splits the file per call.
-        texts = [
+        result[name] = "\n\n".join(
             "\n".join(lines[functions[n].lineno - 1 : functions[n].end_lineno])
-            for n in sorted(reached)
-        ]
-        result[name] = "\n\n".join(texts)
+            for n in sorted(reached))
     return result
 
 
 def spec_sha256(spec: TrialSpec, *, sources: dict[str, str] | None = None) -> str:
-    """Hash of the declared fields and of the workload's source text.
-
-    ``sources`` (from :func:`workload_sources`) saves re-reading the module when
-    hashing many specs; the location is left out, since moving a table in the
-    file does not change what is measured.
-    """
-    # The expectation is a claim about the result, not part of the work measured.
-    fields = {
-        f.name: getattr(spec, f.name) for f in dataclasses.fields(spec)
-        if f.name not in ("location", "expect")
-    }
+    """Hash of the declared fields and of the workload's source text (``sources``, from
+    :func:`workload_sources`, saves re-reading the module for many specs). Moving a table
+    in the file does not change what is measured, nor does a claim about the result:
+    location and expect are left out."""
+    fields = {f.name: getattr(spec, f.name) for f in dataclasses.fields(spec)
+              if f.name not in ("location", "expect")}
     code = (sources if sources is not None else workload_sources()).get(spec.workload, "")
     text = json.dumps(fields, sort_keys=True, default=list) + "\n" + code
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _key_line(lines: list[str], start: int, end: int, key: str) -> int:
-    pattern = re.compile(rf"^\s*({re.escape(key)}\s*=|\[\s*trial\.{re.escape(key)}\s*\])")
-    for number in range(start, end):
-        if pattern.match(lines[number - 1]):
-            return number
-    return start
+#: Above these a relation stops meaning anything (below a factor of 1e6 accepts any
+#: latency), as rtol's bound for the examples; a wider one needs factor_reason.
+FACTOR_BOUNDS = {"below": 1.0, "within": 0.5}
+EXPECT_KEYS: dict[str, str] = {
+    "relation": f"one of {', '.join(TRIAL_RELATIONS)} (required)",
+    "of": "the other trial's name, measured on the same devices (required)",
+    "factor": "below: latency < factor × the other's; within: |ratio − 1| ≤ factor; a number "
+              "> 0 (required)",
+    "derivation": "why it must hold, in Spanish (required)",
+    "derivation_en": "the derivation in English",
+    "known_failure": "why it is known not to hold (shown on the page)",
+    "factor_reason": "why a factor above its bound (FACTOR_BOUNDS) still checks something",
+}
 
 
-def _check(raw: dict[str, Any], where: Location, line_of: Any, names: list[str]) -> TrialSpec:
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+def _unknown(raw: dict[str, Any], keys: dict[str, str], table: str, at: Any) -> None:
     for key in raw:
-        if key not in TRIAL_KEYS:
-            shown = Location(path=where.path, line=line_of(key))
-            raise HarnessError(
-                f"{shown}: unknown key {key!r} in [[trial]].{suggest(key, set(TRIAL_KEYS))}"
-            )
+        if key not in keys:
+            raise HarnessError(f"{at(key)}: unknown key {key!r} in {table}.{suggest(key, keys)}")
+
+
+def _expectation(raw: Any, where: Location, at: Any) -> TrialExpectation:
+    """``[trial.expect]``: a claim derived by hand about the trial's latency relative to
+    another trial's; not part of the trial's hash, shown beside the measured ratio."""
+    if not isinstance(raw, dict):
+        raise HarnessError(f"{at('expect')}: expect must be a [trial.expect] table; keys: "
+                           f"{', '.join(EXPECT_KEYS)}.")
+    _unknown(raw, EXPECT_KEYS, "[trial.expect]", at)
+    for key in ("relation", "of", "factor", "derivation"):
+        if key not in raw:
+            raise HarnessError(f"{at('expect')}: [trial.expect] needs {key!r}: "
+                               f"{EXPECT_KEYS[key]}.")
+    bad = ("relation" if raw["relation"] not in TRIAL_RELATIONS else
+           "factor" if isinstance(raw["factor"], bool)
+           or not isinstance(raw["factor"], (int, float)) or raw["factor"] <= 0 else
+           next((k for k in ("of", "derivation", "derivation_en", "known_failure")
+                 if k in raw and not (isinstance(raw[k], str) and raw[k].strip())), ""))
+    if bad:
+        raise HarnessError(f"{at(bad)}: {bad} = {raw[bad]!r} in [trial.expect]; expected "
+                           f"{EXPECT_KEYS[bad]}.")
+    bound = FACTOR_BOUNDS[raw["relation"]]
+    if raw["factor"] > bound and not str(raw.get("factor_reason", "")).strip():
+        raise HarnessError(
+            f"{at('factor')}: factor = {raw['factor']!r} is above {bound:g} for relation "
+            f"{raw['relation']!r}, where the claim stops meaning much; tighten it, or add "
+            "factor_reason = \"why\" saying why a latency that far off would still be right")
+    return TrialExpectation(
+        relation=raw["relation"], of=raw["of"], factor=float(raw["factor"]),
+        derivation=raw["derivation"].strip(), derivation_en=raw.get("derivation_en", "").strip(),
+        known_failure=raw.get("known_failure", "").strip(), location=at("expect"))
+
+
+def _check(raw: dict[str, Any], where: Location, at: Any, names: list[str]) -> TrialSpec:
+    _unknown(raw, TRIAL_KEYS, "[[trial]]", at)
     for key in _REQUIRED:
         if key not in raw:
             raise HarnessError(f"{where}: [[trial]] needs {key!r}: {TRIAL_KEYS[key]}.")
 
     def fail(key: str, why: str) -> HarnessError:
-        at = Location(path=where.path, line=line_of(key))
-        return HarnessError(f"{at}: {key} = {raw[key]!r} {why}; expected {TRIAL_KEYS[key]}.")
+        return HarnessError(f"{at(key)}: {key} = {raw[key]!r} {why}; expected {TRIAL_KEYS[key]}.")
 
     if not isinstance(raw["name"], str) or not _NAME.match(raw["name"]):
         raise fail("name", "is not a valid name")
-    if raw["workload"] not in names:
-        at = Location(path=where.path, line=line_of("workload"))
-        raise HarnessError(
-            f"{at}: unknown workload {raw['workload']!r}."
-            f"{suggest(str(raw['workload']), set(names))}"
-        )
-    for key, valid in (("task", TASKS), ("dtype", DTYPES), ("reference_dtype", DTYPES)):
+    for key, valid in (("workload", names), ("task", TASKS), ("dtype", DTYPES),
+                       ("reference_dtype", DTYPES)):
         if key in raw and raw[key] not in valid:
-            at = Location(path=where.path, line=line_of(key))
             raise HarnessError(
-                f"{at}: unknown {key} {raw[key]!r}.{suggest(str(raw[key]), set(valid))}"
-            )
+                f"{at(key)}: unknown {key} {raw[key]!r}.{suggest(str(raw[key]), set(valid))}")
     shape = raw["shape"]
     if not isinstance(shape, list) or not all(isinstance(n, int) and n >= 1 for n in shape):
         raise fail("shape", "is not a list of positive integers")
     for key in ("batch", "threads"):
-        if key in raw and not (
-            isinstance(raw[key], int) and not isinstance(raw[key], bool) and raw[key] >= 1
-        ):
+        if key in raw and not _is_count(raw[key]):
             raise fail(key, "is not an integer >= 1")
     if "tolerance" in raw and not (
         isinstance(raw["tolerance"], (int, float)) and not isinstance(raw["tolerance"], bool)
@@ -245,42 +268,45 @@ def _check(raw: dict[str, Any], where: Location, line_of: Any, names: list[str])
     devices = raw.get("devices", list(DEVICE_TYPES))
     if not isinstance(devices, list) or not devices or any(d not in DEVICE_TYPES for d in devices):
         raise fail("devices", "names an unknown device type")
-    if not isinstance(raw.get("params", {}), dict):
+    params = raw.get("params", {})
+    if not isinstance(params, dict):
         raise fail("params", "is not a table")
-    _check_clock(raw.get("params", {}), fail)
-    if not isinstance(raw.get("params", {}).get("synchronize", True), bool):
+    if "clock" in params:  # a fixed-calls clock: a known clock, positive calls and blocks
+        if params["clock"] not in TRIAL_CLOCKS:
+            raise fail("params", f"names clock {params['clock']!r}, not one of "
+                                 f"{list(TRIAL_CLOCKS)}")
+        for key in ("calls", "blocks"):
+            if not _is_count(params.get(key)):
+                raise fail("params", f"has {key} = {params.get(key)!r}, not an integer >= 1 "
+                                     "(clock needs it)")
+    if not isinstance(params.get("synchronize", True), bool):
         raise fail("params", "has synchronize that is not true or false (a TOML boolean)")
     if not isinstance(raw["group"], str) or not _NAME.match(raw["group"]):
         raise fail("group", "is not a valid group name")
     return TrialSpec(
-        name=raw["name"],
-        workload=raw["workload"],
-        task=raw["task"],
-        dtype=raw["dtype"],
-        shape=tuple(shape),
-        batch=raw.get("batch", 1),
-        threads=raw.get("threads", 1),
+        name=raw["name"], workload=raw["workload"], task=raw["task"], dtype=raw["dtype"],
+        shape=tuple(shape), batch=raw.get("batch", 1), threads=raw.get("threads", 1),
         tolerance=float(raw.get("tolerance", 0.0)),
-        reference_dtype=raw.get("reference_dtype", "float64"),
-        group=raw["group"],
-        quick=raw.get("quick", True),
-        devices=tuple(devices),
-        params=dict(raw.get("params", {})),
-        expect=parse_expectation(raw["expect"], where, line_of) if "expect" in raw else None,
-        location=where,
-    )
+        reference_dtype=raw.get("reference_dtype", "float64"), group=raw["group"],
+        quick=raw.get("quick", True), devices=tuple(devices), params=dict(params),
+        expect=_expectation(raw["expect"], where, at) if "expect" in raw else None,
+        location=where)
 
 
-def _check_clock(params: dict[str, Any], fail: Any) -> None:
-    """A fixed-calls clock names a known clock and positive call and block counts."""
-    if "clock" not in params:
-        return
-    if params["clock"] not in TRIAL_CLOCKS:
-        raise fail("params", f"names clock {params['clock']!r}, not one of {list(TRIAL_CLOCKS)}")
-    for key in ("calls", "blocks"):
-        value = params.get(key)
-        if not (isinstance(value, int) and not isinstance(value, bool) and value >= 1):
-            raise fail("params", f"has {key} = {value!r}, not an integer >= 1 (clock needs it)")
+def _check_references(specs: dict[str, TrialSpec]) -> None:
+    """An expectation compares with a declared trial that runs wherever it runs."""
+    for spec in specs.values():
+        if spec.expect is None:
+            continue
+        other = specs.get(spec.expect.of)
+        if other is None or other.name == spec.name:
+            raise HarnessError(
+                f"{spec.expect.location}: expect.of = {spec.expect.of!r} is not another "
+                f"trial.{suggest(spec.expect.of, set(specs) - {spec.name})}")
+        if not set(spec.devices) <= set(other.devices):
+            raise HarnessError(
+                f"{spec.expect.location}: expect.of = {other.name!r} does not run on every "
+                f"device {spec.name!r} runs on ({list(spec.devices)})")
 
 
 def load_trials(
@@ -294,21 +320,18 @@ def load_trials(
     if extra:
         raise HarnessError(
             f"{shown}:1: unknown top-level key {sorted(extra)[0]!r}; "
-            "only [[trial]] tables and one [method] table are allowed."
-        )
-    lines = text.splitlines()
-    headers = [n for n, line in enumerate(lines, start=1) if line.strip().startswith("[[trial]]")]
+            "only [[trial]] tables and one [method] table are allowed.")
+    headers = table_lines(text, "trial")
     names = workload_names(workloads=workloads)
     specs: dict[str, TrialSpec] = {}
     for index, raw in enumerate(data.get("trial", [])):
         start = headers[index] if index < len(headers) else 1
-        end = headers[index + 1] if index + 1 < len(headers) else len(lines) + 1
         where = Location(path=shown, line=start)
-        spec = _check(raw, where, lambda key, s=start, e=end: _key_line(lines, s, e, key), names)
+        spec = _check(raw, where, lambda key, s=start: Location(
+            path=shown, line=key_line(text, s, key)), names)
         if spec.name in specs:
             raise HarnessError(
-                f"{where}: trial name {spec.name!r} already used at {specs[spec.name].location}."
-            )
+                f"{where}: trial name {spec.name!r} already used at {specs[spec.name].location}.")
         specs[spec.name] = spec
-    check_references(specs)
+    _check_references(specs)
     return specs
