@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from harness.text.numbers import compact
-from harness.text.ratios import interval_texts, ratio_texts, speed_text
+from harness.text.numbers import compact, interval_texts, ratio_texts, speed_text
 
 __all__ = ["DRIFT_WORDS", "collapsed_text", "drift_detail", "listed", "verdict_count"]
 

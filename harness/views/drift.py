@@ -29,12 +29,20 @@ from harness.sources.trials import Method, load_method
 from harness.text.drift_words import collapsed_text, listed, verdict_count
 from harness.text.drift_worked import Worked, worked_text
 from harness.text.markdown import cell, code, html_text
-from harness.text.numbers import compact, decimal, latency_scale, unbroken
-from harness.text.ratios import band, interval_texts, ratio_texts, speed_text
+from harness.text.numbers import (
+    band,
+    compact,
+    decimal,
+    interval_texts,
+    latency_scale,
+    ratio_texts,
+    speed_text,
+    unbroken,
+)
 from harness.text.words import catalogue, word
 from harness.views.charts import IntervalRow, IntervalText, interval_chart
 from harness.views.html_table import Cell, Row, html_table
-from harness.views.measured_row import identities
+from harness.views.measured import identities
 from harness.views.observed import breakable
 
 __all__ = ["drift_markdown", "trial_labels"]

@@ -19,7 +19,7 @@ from harness.text.markdown import html_text
 from harness.text.numbers import decimal, throughput_text, unbroken
 from harness.text.record_words import memory_method_text, peak_source_text
 from harness.text.words import word
-from harness.views.measured_context import Context, threads_text
+from harness.views.measured import Context, threads_text
 
 __all__ = ["environment_table"]
 

@@ -17,7 +17,7 @@ from harness.core.types import Environment, TrialSpec
 from harness.records.store import load_all
 from harness.run.peak_tables import MICROARCHITECTURES
 from harness.run.peaks import cpu_id, cpu_peak, gpu_peak, own_cores, parse_cpuinfo
-from harness.views.measured_row import compact_cells
+from harness.views.measured import compact_cells
 
 CPUINFO = SAMPLES / "cpuinfo"
 
