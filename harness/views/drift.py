@@ -41,9 +41,8 @@ from harness.text.numbers import (
 )
 from harness.text.words import catalogue, word
 from harness.views.charts import IntervalRow, IntervalText, interval_chart
-from harness.views.html_table import Cell, Row, html_table
+from harness.views.html_table import Cell, Row, breakable, html_table
 from harness.views.measured import identities
-from harness.views.observed import breakable
 
 __all__ = ["drift_markdown", "trial_labels"]
 
@@ -64,7 +63,7 @@ def trial_labels(specs: Mapping[str, TrialSpec], lang: str) -> dict[str, str]:
     labels: dict[str, str] = {}
     for group, members in groups.items():
         name = catalogue(lang).get(f"drift_group_{group}", group)
-        for trial, shown in identities(members, {}, lang).labels.items():
+        for trial, shown in identities(members, {}, lang)[0].items():
             plain = html.unescape(re.sub(r"<[^>]*>", "", shown))
             labels[trial] = plain if plain.startswith(group) else f"{name} · {plain}"
     return labels

@@ -111,14 +111,6 @@ COMPACT_COLUMNS = ("latency_short", "throughput", "peak_short", "memory", "quali
 _FIELDS = ("task", "dtype", "shape", "batch", "threads", "synchronized")
 
 
-@dataclass(frozen=True, kw_only=True)
-class Identity:
-    """Trial name → short label, and the ``field value`` parts every trial shares (the
-    caption), both escaped HTML."""
-
-    labels: dict[str, str]
-    caption: list[str]
-
 
 def field_text(spec: TrialSpec, row: TrialRow | None, name: str, lang: str, *,
                caption: bool = False) -> str:
@@ -144,7 +136,10 @@ def field_text(spec: TrialSpec, row: TrialRow | None, name: str, lang: str, *,
     return str(getattr(spec, name))
 
 
-def identities(specs: list[TrialSpec], rows: dict[str, TrialRow], lang: str) -> Identity:
+def identities(specs: list[TrialSpec], rows: dict[str, TrialRow],
+               lang: str) -> tuple[dict[str, str], list[str]]:
+    """Trial name → short label (what tells the trials apart), and the ``field value``
+    parts every trial shares (the caption); both escaped HTML."""
     values = {s.name: {f: field_text(s, rows.get(s.name), f, lang) for f in _FIELDS}
               for s in specs}
     varying = [f for f in _FIELDS if len({v[f] for v in values.values()}) > 1]
@@ -160,7 +155,7 @@ def identities(specs: list[TrialSpec], rows: dict[str, TrialRow], lang: str) -> 
     # Each part keeps together; a label may wrap only between parts.
     shown = {n: " · ".join(f'<span class="harness-part">{html_text(p)}</span>'
                            for p in t.split(" · ")) for n, t in labels.items()}
-    return Identity(labels=shown, caption=caption)
+    return shown, caption
 
 
 def peak_text(row: TrialRow, env: Environment | None, lang: str) -> str:
@@ -345,7 +340,7 @@ def _table(context: Context, specs: list[TrialSpec], records: list[DeviceRecord]
     lang = context.lang
     by_build = [(r, {row.trial: row for row in r.rows}) for r in records]
     sample = {n: row for _, rows in by_build for n, row in rows.items()}
-    identity = identities(specs, sample, lang)
+    labels, caption = identities(specs, sample, lang)
     show_build = len(records) > 1
     header = [(word(lang, "trial"), False)]
     header += [(word(lang, "torch"), False)] if show_build else []
@@ -371,12 +366,12 @@ def _table(context: Context, specs: list[TrialSpec], records: list[DeviceRecord]
             shown.insert(0, Cell(html=html_text(record.torch_build), css="harness-build"))
         if index == 0:  # the trial's header spans its builds: tinted if any of them fails
             group_fails = any(e[3] for e in entries[number:number + len(records)])
-            shown.insert(0, Cell(html=f'<span class="harness-label">{identity.labels[spec.name]}'
+            shown.insert(0, Cell(html=f'<span class="harness-label">{labels[spec.name]}'
                                  "</span>", span=len(records),
                                  css="harness-id harness-fail" if group_fails else "harness-id"))
         rows.append(Row(cells=shown, css="harness-fail" if failing else "", title=spec.name,
                         first_of_group=index == 0))
-    parts = identity.caption + [
+    parts = caption + [
         f"{word(lang, COMPACT_COLUMNS[i])}: "
         f"{entries[0][2][i].html if entries[0][2][i].html != '—' else word(lang, 'not_applicable')}"
         for i in sorted(constant)]
@@ -493,13 +488,14 @@ def compare_versions(context: Context, group: str) -> str:
         found = {s.name: row for s in _specs(context, group, key.split("-", 1)[0])
                  if (row := base.row(s.name)) is not None}
         specs = [s for s in _specs(context, group, key.split("-", 1)[0]) if s.name in found]
-        identity = identities(specs, found, lang)
+        labels = identities(specs, found, lang)[0]
         header = [(word(lang, "trial"), False)] + [
             (f"torch {html_text(r.torch_build)}", True) for r in records[1:]]
         rows = []
         for spec in specs:
             first = base.row(spec.name)
-            cells = [Cell(html=identity.labels[spec.name], css="harness-id")]
+            cells = [Cell(html=labels[spec.name], css="harness-id")]
+
             for record in records[1:]:
                 row = record.row(spec.name)
                 text = (f"<em>{word(lang, 'missing')}</em>" if row is None or first is None
@@ -509,7 +505,7 @@ def compare_versions(context: Context, group: str) -> str:
         caption = (f"{title} · {word(lang, 'ratio')} {html_text(base.torch_build)} "
                    f"({word(lang, 'lower_faster')})")
         table = html_table(header, rows, caption=caption, css="harness-table harness-compact")
-        parts.append(details(_ratio_summary(rows, title, lang), table, opened=False))
+        parts.append(details(_ratio_summary(rows, title, lang), table))
     return "\n".join(parts) + "\n"
 
 

@@ -15,7 +15,6 @@ raw HTML with ``markdown="1"`` (md_in_html) so the derivations stay Markdown.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from harness.core.compare import compare, format_value
@@ -24,9 +23,10 @@ from harness.records.store import DeviceRecord, version_key
 from harness.text.markdown import cell, code, html_text
 from harness.text.numbers import scientific
 from harness.text.words import in_lang, word
-from harness.views.html_table import Cell, Row, html_table
+from harness.views.html_table import Cell, Row, breakable, html_table
 
-__all__ = ["ObservedBlock", "breakable", "environment_line", "render_observed", "render_unchecked"]
+__all__ = ["ObservedBlock", "render_observed", "render_unchecked"]
+
 
 _MESSAGE = 90
 """Characters of an exception message shown in the cell (the rest in its tooltip)."""
@@ -48,12 +48,6 @@ class ObservedBlock:
     stale: list[str]
     """One message for all of a snippet's stale observations, naming each file and line."""
 
-
-def breakable(code_html: str) -> str:
-    """``<code>`` from :func:`harness.text.markdown.code` that may wrap after ``/`` and
-    ``_`` (a snippet id, a long name on a phone), and nowhere inside a word."""
-    inner = code_html.removeprefix("<code>").removesuffix("</code>")
-    return "<code>" + re.sub(r"([/_])", r"\1<wbr>", inner) + "</code>"
 
 
 def _value(observation: Observation) -> str:

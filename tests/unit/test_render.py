@@ -65,7 +65,7 @@ def test_all_holding_shows_its_values_and_folds_derivation_and_provenance() -> N
 
 
 def test_long_identifiers_break_only_after_slash_and_underscore() -> None:
-    from harness.views.observed import breakable
+    from harness.views.html_table import breakable
     assert breakable(code("backward/segundo_paso")) == "<code>backward/<wbr>segundo_<wbr>paso</code>"
     assert breakable(code("a<b>")) == "<code>a&lt;b&gt;</code>"
 
