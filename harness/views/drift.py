@@ -109,11 +109,6 @@ def _table(items: list[Drift], labels: Mapping[str, str], lang: str, name: str) 
                       label=html_text(name))
 
 
-def _ratios(d: Drift, lang: str) -> tuple[list[str], list[str], int]:
-    """The ratio and its interval's ends, the noise floor's ends (if any), the decimals."""
-    assert d.interval is not None
-    return interval_texts((d.interval.ratio, d.interval.low, d.interval.high), d.floor, lang)
-
 
 def _chart(items: list[Drift], labels: Mapping[str, str], lang: str, device: str) -> str:
     compared = [d for d in items if d.interval is not None]
@@ -124,7 +119,8 @@ def _chart(items: list[Drift], labels: Mapping[str, str], lang: str, device: str
     rows, described = [], []
     for d in compared:
         assert d.interval is not None
-        (point, low, high), _, _ = _ratios(d, lang)
+        (point, low, high), _, _ = interval_texts(
+            (d.interval.ratio, d.interval.low, d.interval.high), d.floor, lang)
         label = labels.get(d.item, d.item)
         note = f"{label}: {point}× ({low}–{high}), {word(lang, f'drift_{d.verdict}')}"
         own = d.floor
@@ -153,7 +149,8 @@ def _worked(d: Drift, labels: Mapping[str, str], lang: str) -> str:
     if d.interval is None or k is None:
         return ""
     factor, unit = latency_scale(statistics.median(base))
-    (point, low, high), noise, _ = _ratios(d, lang)
+    (point, low, high), noise, _ = interval_texts(
+        (d.interval.ratio, d.interval.low, d.interval.high), d.floor, lang)
 
     def times(values: tuple[float, ...]) -> str:
         shown = [decimal(v / factor, lang, digits=3) for v in sorted(values)]
@@ -235,16 +232,6 @@ def _instructions(items: list[Drift], labels: Mapping[str, str], lang: str,
             html_table(header, rows, css="harness-table harness-compact", label=name), ""]
 
 
-def _setup_lines(setup: Setup, lang: str) -> list[str]:
-    builds = ", ".join(setup.builds)
-    notes = [word(lang, "drift_one_session" if setup.one_session else "drift_sessions")
-             .format(builds=builds)]
-    if setup.variants:
-        notes.append(word(lang, "drift_variants").format(variants=" / ".join(setup.variants)))
-    notes.append(word(lang, "drift_floor").format(controls=", ".join(setup.controls))
-                 if setup.controls else word(lang, "drift_no_floor"))
-    return [f"- {cell(setup.device)}: " + "; ".join(cell(n) for n in notes) + "."]
-
 
 def _setups(report: list[Drift], lang: str, method: Method) -> list[str]:
     seen: dict[str, Setup] = {}
@@ -255,7 +242,14 @@ def _setups(report: list[Drift], lang: str, method: Method) -> list[str]:
         return []
     lines = [f"**{word(lang, 'drift_setup')}**", ""]
     for setup in seen.values():
-        lines += _setup_lines(setup, lang)
+        notes = [word(lang, "drift_one_session" if setup.one_session else "drift_sessions")
+                 .format(builds=", ".join(setup.builds))]
+        if setup.variants:
+            notes.append(word(lang, "drift_variants").format(variants=" / ".join(setup.variants)))
+        notes.append(word(lang, "drift_floor").format(controls=", ".join(setup.controls))
+                     if setup.controls else word(lang, "drift_no_floor"))
+        lines.append(f"- {cell(setup.device)}: " + "; ".join(cell(n) for n in notes) + ".")
+
     builds = max(len(s.builds) for s in seen.values())
     reason = {"es": method.margin_reason, "en": method.margin_reason_en}[lang]
     lines += ["", word(lang, "drift_method").format(

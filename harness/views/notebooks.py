@@ -43,7 +43,6 @@ _FRONT_MATTER = re.compile(r"\A---[ \t]*\n.*?^(?:---|\.\.\.)[ \t]*\n", re.S | re
 _PAGE_LINK = re.compile(r"\]\((?P<page>[\w-]+)(?:\.en)?\.md(?P<anchor>#[\w-]+)?\)")
 
 
-
 def choose_record(records: list[DeviceRecord], snippet_id: str) -> DeviceRecord | None:
     """The newest CPU build that observed ``snippet_id`` (any device when no CPU did)."""
     observed = [r for r in records if r.observations_of(snippet_id)]
@@ -170,16 +169,6 @@ def _code_cell(source: str, output: dict[str, Any] | None = None) -> dict[str, A
             "source": source.rstrip("\n").splitlines(keepends=True)}
 
 
-def _number_executed(cells: list[dict[str, Any]]) -> None:
-    """Execution counts, in page order, for the code cells that carry a recorded output,
-    as a kernel that ran the notebook top to bottom numbers them (``In [1]:``, ``In [2]:``
-    on the page and in Jupyter). A cell no record observed keeps ``None`` (``In [ ]:``):
-    nothing says it ran."""
-    executed = (c for c in cells if c["cell_type"] == "code" and c["outputs"])
-    for count, executed_cell in enumerate(executed, start=1):
-        executed_cell["execution_count"] = count
-
-
 def _expected(expectation: Expectation, lang: str) -> str:
     """What an expectation asserts, written as Python writes it (``True``, ``6.0``), or
     for a ``raises`` one the exception's type and the stable part of its message."""
@@ -254,10 +243,15 @@ def build_notebook(project: Project, page: Path, records: Records) -> dict[str, 
     pending += text[position:]
     if _plain_markdown(pending, depth):
         cells.append(_markdown_cell(_plain_markdown(pending, depth)))
-    _number_executed(cells)
+    # Code cells with a recorded output are numbered as a kernel running the notebook top
+    # to bottom numbers them; one no record observed keeps None (``In [ ]:``).
+    executed = [c for c in cells if c["cell_type"] == "code" and c["outputs"]]
+    for count, executed_cell in enumerate(executed, start=1):
+        executed_cell["execution_count"] = count
     note = word(lang, "notebook_note", page=page.name)
-    if any(c["cell_type"] == "code" and c["outputs"] for c in cells):
+    if executed:
         note += " " + word(lang, "notebook_outputs")
+
     cells.append(_markdown_cell(f"---\n\n<small>{note}</small>"))
     return {
         "cells": cells,
