@@ -145,9 +145,6 @@ def _claim(marker: Marker, site: Site, page: PageContext) -> Rendered:
     return Rendered(markdown=render_claim(evaluation, page.lang, marker.location))
 
 
-def _claim_ids(site: Site, page: PageContext) -> set[str]:
-    return {claim_id for slug, claim_id in site.project.claims if slug == page.slug}
-
 
 def _drift(marker: Marker, site: Site, page: PageContext) -> Rendered:
     report = drift_report(site.records, site.project.python_expectations(), list(site.specs))
@@ -183,7 +180,9 @@ MARKERS: dict[str, MarkerKind] = {k.name: k for k in (
           _measured(lambda c, a, w: environment_table(c))),
     _kind("drift", "every example and trial classified across recorded torch builds", _drift),
     _kind("claim", "a sentence about the records, checked against them at every build",
-          _claim, id=("a claim of the page's snippets/<slug>/claims.toml", _claim_ids)),
+          _claim, id=("a claim of the page's snippets/<slug>/claims.toml",
+                      lambda s, p: {i for slug, i in s.project.claims if slug == p.slug})),
+
 )}
 
 

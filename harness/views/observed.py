@@ -32,15 +32,6 @@ _MESSAGE = 90
 """Characters of an exception message shown in the cell (the rest in its tooltip)."""
 
 
-def environment_line(record: DeviceRecord, lang: str, *, snippet: str, date: str = "") -> str:
-    """torch build, device, threads and date of the runs that observed ``snippet`` (``date``
-    overrides the run's own)."""
-    env = record.environment_of_runs({o.run_id for o in record.observations_of(snippet)})
-    where = env.device_name or env.cpu_model or record.device_key
-    threads = word(lang, "thread" if env.threads == 1 else "threads_word")
-    return (f"torch {cell(env.torch_build)} · {cell(where)} · {env.threads} {threads}"
-            f" · {cell((date or env.date)[:10])}")
-
 
 @dataclass(frozen=True, kw_only=True)
 class ObservedBlock:
@@ -170,13 +161,18 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
                             f"{', '.join(cell(f) for f in failed)}.")
         body.append("")
         for record in columns:
-            dates = [o.date for o in record.observations_of(snippet.id) if o.date]
-            where = environment_line(record, lang, snippet=snippet.id,
-                                     date=max(dates, default=""))
+            observed = record.observations_of(snippet.id)
+            dates = [o.date for o in observed if o.date]
+            env = record.environment_of_runs({o.run_id for o in observed})
+
+            where = env.device_name or env.cpu_model or record.device_key
+            threads = word(lang, "thread" if env.threads == 1 else "threads_word")
             # A snippet id is short enough for a phone's line: no break points (each
             # <wbr> is an element, and Medir's DOM stays under 1,500; issue 28).
-            body.append(f"- {where} · "
+            body.append(f"- torch {cell(env.torch_build)} · {cell(where)} · {env.threads} "
+                        f"{threads} · {cell((max(dates, default='') or env.date)[:10])} · "
                         f"{word(lang, 'snippet')} {code(snippet.id)} "
+
                         f"{code('sha256:' + snippet.sha256[:12])}")
     else:
         body.append(word(lang, "no_output"))
