@@ -56,12 +56,14 @@ def scientific(value: float, lang: str) -> str:
     return localized(f"{mantissa}e{int(exponent)}", lang)
 
 
+def _scaled(value: float, units: tuple[tuple[float, str], ...]) -> tuple[float, str]:
+    """(divisor, unit) of the largest of ``units`` that ``value`` reaches, else the smallest."""
+    return next(((f, u) for f, u in units if abs(value) >= f), units[-1])
+
+
 def latency_scale(seconds: float) -> tuple[float, str]:
     """(divisor, unit) that puts ``seconds`` between 1 and 1000 of the unit."""
-    for factor, unit in _LATENCY_UNITS:
-        if abs(seconds) >= factor:
-            return factor, unit
-    return _LATENCY_UNITS[-1]
+    return _scaled(seconds, _LATENCY_UNITS)
 
 
 def latency_text(seconds: float, lang: str) -> str:
@@ -70,10 +72,7 @@ def latency_text(seconds: float, lang: str) -> str:
 
 
 def si_scale(value: float) -> tuple[float, str]:
-    for factor, prefix in _SI_PREFIXES:
-        if abs(value) >= factor:
-            return factor, prefix
-    return 1.0, ""
+    return _scaled(value, _SI_PREFIXES)
 
 
 def unit_name(unit: str, lang: str) -> str:
@@ -92,10 +91,9 @@ def throughput_text(value: float, unit: str, lang: str) -> str:
 
 
 def bytes_text(count: float, lang: str) -> str:
-    for factor, unit in _BINARY:
-        if count >= factor:
-            return f"{decimal(count / factor, lang)} {unit}"
-    return f"{decimal(count, lang)} B"
+    factor, unit = _scaled(count, _BINARY)
+    return f"{decimal(count / factor, lang)} {unit}"
+
 
 
 def percent_text(fraction: float, lang: str) -> str:

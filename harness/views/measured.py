@@ -132,7 +132,8 @@ def field_text(spec: TrialSpec, row: TrialRow | None, name: str, lang: str, *,
     if name == "batch":
         return f"{word(lang, 'batch').lower()} {spec.batch}"
     if name == "threads":
-        return f"{spec.threads} {word(lang, 'thread' if spec.threads == 1 else 'threads_word')}"
+        return threads_text([spec.threads], lang)
+
     return str(getattr(spec, name))
 
 
