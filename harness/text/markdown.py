@@ -37,7 +37,6 @@ def code(text: object) -> str:
     return f"<code>{html_text(text)}</code>"
 
 
-
 def html_text(text: object) -> str:
     """Record text for raw HTML (table cells, attributes, notes): escaped, one line.
     Markdown is not parsed inside the harness's HTML blocks, so no backslashes."""

@@ -95,7 +95,6 @@ def bytes_text(count: float, lang: str) -> str:
     return f"{decimal(count / factor, lang)} {unit}"
 
 
-
 def percent_text(fraction: float, lang: str) -> str:
     return word(lang, "percent", n=decimal(fraction * 100, lang))
 
@@ -106,7 +105,6 @@ NBSP = "\u00a0"
 def unbroken(text: str) -> str:
     """``text`` with non-breaking spaces, so a number never parts from its unit."""
     return text.replace(" ", NBSP)
-
 
 
 def _fixed(value: float, places: int) -> float:

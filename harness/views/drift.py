@@ -109,7 +109,6 @@ def _table(items: list[Drift], labels: Mapping[str, str], lang: str, name: str) 
                       label=html_text(name))
 
 
-
 def _chart(items: list[Drift], labels: Mapping[str, str], lang: str, device: str) -> str:
     compared = [d for d in items if d.interval is not None]
     if not compared:
@@ -230,7 +229,6 @@ def _instructions(items: list[Drift], labels: Mapping[str, str], lang: str,
     name = word(lang, "drift_instructions")
     return [f"**{name}.** " + word(lang, "drift_instructions_note").format(spread=spread), "",
             html_table(header, rows, css="harness-table harness-compact", label=name), ""]
-
 
 
 def _setups(report: list[Drift], lang: str, method: Method) -> list[str]:

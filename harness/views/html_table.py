@@ -89,7 +89,6 @@ def breakable(code_html: str) -> str:
     return "<code>" + re.sub(r"([/_])", r"\1<wbr>", inner) + "</code>"
 
 
-
 def csv_link(text: str, *, filename: str, label: str) -> str:
     """A download link carrying ``text`` as a ``data:`` URI: the file is the page's own
     data, so it needs no file written beside the page and cannot drift from it."""

@@ -92,7 +92,6 @@ _GROUP: tuple[str, Choices] = ("a trial group of trials/trials.toml",
                                lambda s, p: {t.group for t in s.specs.values()})
 
 
-
 def _measured(view: MeasuredView) -> Renderer:
     """The renderer of a measurement marker whose Markdown ``view`` makes."""
 
@@ -143,7 +142,6 @@ def _claim(marker: Marker, site: Site, page: PageContext) -> Rendered:
     claim = site.project.claims[(page.slug, marker.args["id"])]
     evaluation = evaluate(claim, site.records, site.specs)
     return Rendered(markdown=render_claim(evaluation, page.lang, marker.location))
-
 
 
 def _drift(marker: Marker, site: Site, page: PageContext) -> Rendered:

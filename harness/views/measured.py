@@ -111,7 +111,6 @@ COMPACT_COLUMNS = ("latency_short", "throughput", "peak_short", "memory", "quali
 _FIELDS = ("task", "dtype", "shape", "batch", "threads", "synchronized")
 
 
-
 def field_text(spec: TrialSpec, row: TrialRow | None, name: str, lang: str, *,
                caption: bool = False) -> str:
     """One identifying field of a trial as its pages read it (plain text)."""

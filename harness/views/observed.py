@@ -32,13 +32,11 @@ _MESSAGE = 90
 """Characters of an exception message shown in the cell (the rest in its tooltip)."""
 
 
-
 @dataclass(frozen=True, kw_only=True)
 class ObservedBlock:
     markdown: str
     stale: list[str]
     """One message for all of a snippet's stale observations, naming each file and line."""
-
 
 
 def _value(observation: Observation) -> str:
