@@ -247,7 +247,6 @@ def _setups(report: list[Drift], lang: str, method: Method) -> list[str]:
         notes.append(word(lang, "drift_floor").format(controls=", ".join(setup.controls))
                      if setup.controls else word(lang, "drift_no_floor"))
         lines.append(f"- {cell(setup.device)}: " + "; ".join(cell(n) for n in notes) + ".")
-
     builds = max(len(s.builds) for s in seen.values())
     reason = {"es": method.margin_reason, "en": method.margin_reason_en}[lang]
     lines += ["", word(lang, "drift_method").format(

@@ -52,7 +52,6 @@ def html_table(header: list[tuple[str, bool]], rows: list[Row], *, caption: str 
     num = ' class="harness-num"'
     out.append("<thead><tr>" + " ".join(
         f'<th scope="col"{num if n else ""}>{label}</th>' for label, n in header) + "</tr></thead>")
-
     out.append("<tbody>")
     for row in rows:
         labels = [label for label, _ in header][len(header) - len(row.cells):]

@@ -180,7 +180,6 @@ MARKERS: dict[str, MarkerKind] = {k.name: k for k in (
     _kind("claim", "a sentence about the records, checked against them at every build",
           _claim, id=("a claim of the page's snippets/<slug>/claims.toml",
                       lambda s, p: {i for slug, i in s.project.claims if slug == p.slug})),
-
 )}
 
 

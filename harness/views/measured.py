@@ -132,7 +132,6 @@ def field_text(spec: TrialSpec, row: TrialRow | None, name: str, lang: str, *,
         return f"{word(lang, 'batch').lower()} {spec.batch}"
     if name == "threads":
         return threads_text([spec.threads], lang)
-
     return str(getattr(spec, name))
 
 
@@ -327,7 +326,6 @@ def _missing_line(context: Context, device_type: str) -> str:
     lang = context.lang
     return (f'<p class="harness-missing"><em>{word(lang, "missing")}</em>: '
             f"{word(lang, 'no_record')} ({word(lang, 'hint')} "
-
             f"<code>python -m harness record --device {device_type}</code>).</p>")
 
 
@@ -495,7 +493,6 @@ def compare_versions(context: Context, group: str) -> str:
         for spec in specs:
             first = base.row(spec.name)
             cells = [Cell(html=labels[spec.name], css="harness-id")]
-
             for record in records[1:]:
                 row = record.row(spec.name)
                 text = (f"<em>{word(lang, 'missing')}</em>" if row is None or first is None
@@ -704,7 +701,6 @@ def _plot_series(
 def plot(context: Context, group: str, y: str, where: str) -> str:
     """A log–log chart of the group's latency or throughput."""
     lang = context.lang
-
     series, x_is_batch, skipped, units = _plot_series(context, group, y, where)
     if not series:
         return f"*{word(lang, 'missing')}* ({word(lang, 'plot_of')} {cell(group)})\n"

@@ -251,7 +251,6 @@ def build_notebook(project: Project, page: Path, records: Records) -> dict[str, 
     note = word(lang, "notebook_note", page=page.name)
     if executed:
         note += " " + word(lang, "notebook_outputs")
-
     cells.append(_markdown_cell(f"---\n\n<small>{note}</small>"))
     return {
         "cells": cells,

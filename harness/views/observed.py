@@ -162,7 +162,6 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
             observed = record.observations_of(snippet.id)
             dates = [o.date for o in observed if o.date]
             env = record.environment_of_runs({o.run_id for o in observed})
-
             where = env.device_name or env.cpu_model or record.device_key
             threads = word(lang, "thread" if env.threads == 1 else "threads_word")
             # A snippet id is short enough for a phone's line: no break points (each
@@ -170,7 +169,6 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
             body.append(f"- torch {cell(env.torch_build)} · {cell(where)} · {env.threads} "
                         f"{threads} · {cell((max(dates, default='') or env.date)[:10])} · "
                         f"{word(lang, 'snippet')} {code(snippet.id)} "
-
                         f"{code('sha256:' + snippet.sha256[:12])}")
     else:
         body.append(word(lang, "no_output"))
