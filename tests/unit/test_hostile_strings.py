@@ -165,7 +165,7 @@ def test_no_hostile_markup_survives(rendered, kind: str) -> None:
 def test_every_field_line_of_a_row_is_covered(rendered) -> None:
     """«Todas las columnas» is among what the property checks: its lines render, and
     show the hostile memory methods as text."""
-    lines = [h for _, h in rendered["measurements"] if '<dl class="harness-fields' in h]
+    lines = [h for _, h in rendered["all-columns"] if '<dl class="harness-fields' in h]
     assert lines, "no measurement marker renders «Todas las columnas»"
     assert any("<dd>&lt;img src=x onerror=alert&#40;1&#41;&gt;</dd>" in h for h in lines)
 
