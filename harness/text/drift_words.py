@@ -240,7 +240,7 @@ def listed(items: Sequence[str], lang: str) -> str:
 
 def _timing(lang: str, verdict: str, other: str, base: str, ratio: tuple[float, float, float],
             floor: float | None, clock: str, margin: float) -> str:
-    (point, low, high), shown_floor, _ = interval_texts(ratio, floor, lang)
+    (point, low, high), shown_floor = interval_texts(ratio, floor, lang)
     es = lang == "es"
     time = ({"cpu": "tiempo de CPU", "wall": "tiempo de reloj"} if es
             else {"cpu": "CPU time", "wall": "wall time"})[clock]

@@ -16,9 +16,8 @@ from collections.abc import Sequence
 from harness.text.words import catalogue, word
 
 __all__ = ["band", "bytes_text", "compact", "decimal", "interval_texts", "latency_scale",
-           "latency_text", "localized", "percent_text", "ratio_places", "ratio_text",
-           "ratio_texts", "scientific", "si_scale", "speed_text", "throughput_text", "unbroken",
-           "unit_name"]
+           "latency_text", "localized", "percent_text", "ratio_texts", "scientific", "si_scale",
+           "speed_text", "throughput_text", "unbroken", "unit_name"]
 
 _LATENCY_UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
 _SI_PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""))
@@ -99,12 +98,9 @@ def percent_text(fraction: float, lang: str) -> str:
     return word(lang, "percent", n=decimal(fraction * 100, lang))
 
 
-NBSP = "\u00a0"
-
-
 def unbroken(text: str) -> str:
     """``text`` with non-breaking spaces, so a number never parts from its unit."""
-    return text.replace(" ", NBSP)
+    return text.replace(" ", "\u00a0")
 
 
 def _fixed(value: float, places: int) -> float:
@@ -138,14 +134,12 @@ def ratio_texts(values: Sequence[float], lang: str, *,
 
 
 def interval_texts(ratio: tuple[float, float, float], floor: float | None,
-                   lang: str) -> tuple[list[str], list[str], int]:
+                   lang: str) -> tuple[list[str], list[str]]:
     """A ratio and its interval's ends, with the decimals that keep the ends on their
-    side of 1 and of the noise band; the band's ends (empty without a floor); and
-    those decimals."""
+    side of 1 and of the noise band; and the band's ends (empty without a floor)."""
     edges = band(floor) if floor is not None else ()
     places = ratio_places(ratio[1:], pivots=(1.0, *edges))
-    return ([ratio_text(v, lang, places=places) for v in ratio], ratio_texts(edges, lang),
-            places)
+    return [ratio_text(v, lang, places=places) for v in ratio], ratio_texts(edges, lang)
 
 
 def band(floor: float) -> tuple[float, float]:

@@ -118,7 +118,7 @@ def _chart(items: list[Drift], labels: Mapping[str, str], lang: str, device: str
     rows, described = [], []
     for d in compared:
         assert d.interval is not None
-        (point, low, high), _, _ = interval_texts(
+        (point, low, high), _ = interval_texts(
             (d.interval.ratio, d.interval.low, d.interval.high), d.floor, lang)
         label = labels.get(d.item, d.item)
         note = f"{label}: {point}× ({low}–{high}), {word(lang, f'drift_{d.verdict}')}"
@@ -148,7 +148,7 @@ def _worked(d: Drift, labels: Mapping[str, str], lang: str) -> str:
     if d.interval is None or k is None:
         return ""
     factor, unit = latency_scale(statistics.median(base))
-    (point, low, high), noise, _ = interval_texts(
+    (point, low, high), noise = interval_texts(
         (d.interval.ratio, d.interval.low, d.interval.high), d.floor, lang)
 
     def times(values: tuple[float, ...]) -> str:
