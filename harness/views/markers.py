@@ -22,12 +22,12 @@ from harness.sources.project import Project
 from harness.text.words import LANGS, word
 from harness.views.claims import render_claim
 from harness.views.drift import drift_markdown
-from harness.views.environment import environment_table
 from harness.views.measured import (
     Context,
     all_columns_view,
     compare_versions,
     csv_row,
+    environment_table,
     measurements,
     plot,
 )

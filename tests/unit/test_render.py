@@ -9,8 +9,7 @@ from harness.core.types import Environment, Expectation, Observation, Snippet
 from harness.records.store import DeviceRecord, Records
 from harness.text.markdown import cell, code
 from harness.text.numbers import decimal
-from harness.views.environment import environment_table
-from harness.views.measured import Context, threads_text
+from harness.views.measured import Context, environment_table, threads_text
 from harness.views.observed import render_observed
 
 SNIPPET = Snippet(id="p/s", path=Path("snippets/p/s.py"), sha256="a" * 64)
