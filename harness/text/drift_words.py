@@ -1,7 +1,7 @@
 """The drift report's words and sentences, per language: verdicts (with their plural
 for the summary), details, the counts of what is not listed, the notes on how the
 builds were recorded and the chart's labels. Ratios are written by
-:mod:`harness.text.ratios`. :mod:`harness.text.words` merges :data:`DRIFT_WORDS`
+:mod:`harness.text.numbers`. :mod:`harness.text.words` merges :data:`DRIFT_WORDS`
 into its table. No torch import.
 """
 
