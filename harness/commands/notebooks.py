@@ -15,8 +15,7 @@ from harness.commands.checkout import add_root_option, root_of
 from harness.records.store import Records, load_all
 from harness.sources.pages import find_includes
 from harness.sources.project import Project
-from harness.views.notebook_outputs import choose_record
-from harness.views.notebooks import notebook_path, out_of_date, pages_with_code
+from harness.views.notebooks import choose_record, notebook_path, out_of_date, pages_with_code
 
 __all__ = ["configure", "run"]
 

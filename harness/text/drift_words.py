@@ -1,7 +1,7 @@
 """The drift report's words and sentences, per language: verdicts (with their plural
 for the summary), details, the counts of what is not listed, the notes on how the
 builds were recorded and the chart's labels. Ratios are written by
-:mod:`harness.text.ratios`. :mod:`harness.text.words` merges :data:`DRIFT_WORDS`
+:mod:`harness.text.numbers`. :mod:`harness.text.words` merges :data:`DRIFT_WORDS`
 into its table. No torch import.
 """
 
@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from harness.text.numbers import compact
-from harness.text.ratios import interval_texts, ratio_texts, speed_text
+from harness.text.numbers import compact, interval_texts, ratio_texts, speed_text
 
 __all__ = ["DRIFT_WORDS", "collapsed_text", "drift_detail", "listed", "verdict_count"]
 
@@ -241,7 +240,7 @@ def listed(items: Sequence[str], lang: str) -> str:
 
 def _timing(lang: str, verdict: str, other: str, base: str, ratio: tuple[float, float, float],
             floor: float | None, clock: str, margin: float) -> str:
-    (point, low, high), shown_floor, _ = interval_texts(ratio, floor, lang)
+    (point, low, high), shown_floor = interval_texts(ratio, floor, lang)
     es = lang == "es"
     time = ({"cpu": "tiempo de CPU", "wall": "tiempo de reloj"} if es
             else {"cpu": "CPU time", "wall": "wall time"})[clock]

@@ -34,8 +34,7 @@ def cell(text: object) -> str:
 def code(text: object) -> str:
     """Record text as inline code in a table cell: HTML-escaped, pipes neutralised.
     (Markdown escapes would show as backslashes inside a code span.)"""
-    flat = " ".join(str(text).split())
-    return f"<code>{html.escape(flat).translate(_ENTITIES)}</code>"
+    return f"<code>{html_text(text)}</code>"
 
 
 def html_text(text: object) -> str:

@@ -2,31 +2,22 @@
 
 Each catalogue says how its language writes a number: Spanish a decimal comma, a
 narrow space between thousands and before ``%`` («1,23 ms», «98,7 %»); English a
-decimal point («1.23 ms», «98.7%»). Every value keeps three
-significant digits: the records hold more, but the spread between runs (see the
-IQR column) makes a fourth digit noise.
+decimal point («1.23 ms», «98.7%»). Every value keeps three significant digits: the
+records hold more, but the spread between runs (see the IQR column) makes a fourth
+digit noise. Ratios of times keep the decimals that leave an interval's ends on their
+side of 1 and of the noise band.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from harness.text.words import catalogue, word
 
-__all__ = [
-    "unit_name",
-    "bytes_text",
-    "compact",
-    "decimal",
-    "latency_scale",
-    "latency_text",
-    "localized",
-    "percent_text",
-    "scientific",
-    "si_scale",
-    "throughput_text",
-    "unbroken",
-]
+__all__ = ["band", "bytes_text", "compact", "decimal", "interval_texts", "latency_scale",
+           "latency_text", "localized", "percent_text", "ratio_texts", "scientific", "si_scale",
+           "speed_text", "throughput_text", "unbroken", "unit_name"]
 
 _LATENCY_UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
 _SI_PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""))
@@ -64,12 +55,14 @@ def scientific(value: float, lang: str) -> str:
     return localized(f"{mantissa}e{int(exponent)}", lang)
 
 
+def _scaled(value: float, units: tuple[tuple[float, str], ...]) -> tuple[float, str]:
+    """(divisor, unit) of the largest of ``units`` that ``value`` reaches, else the smallest."""
+    return next(((f, u) for f, u in units if abs(value) >= f), units[-1])
+
+
 def latency_scale(seconds: float) -> tuple[float, str]:
     """(divisor, unit) that puts ``seconds`` between 1 and 1000 of the unit."""
-    for factor, unit in _LATENCY_UNITS:
-        if abs(seconds) >= factor:
-            return factor, unit
-    return _LATENCY_UNITS[-1]
+    return _scaled(seconds, _LATENCY_UNITS)
 
 
 def latency_text(seconds: float, lang: str) -> str:
@@ -78,10 +71,7 @@ def latency_text(seconds: float, lang: str) -> str:
 
 
 def si_scale(value: float) -> tuple[float, str]:
-    for factor, prefix in _SI_PREFIXES:
-        if abs(value) >= factor:
-            return factor, prefix
-    return 1.0, ""
+    return _scaled(value, _SI_PREFIXES)
 
 
 def unit_name(unit: str, lang: str) -> str:
@@ -100,19 +90,68 @@ def throughput_text(value: float, unit: str, lang: str) -> str:
 
 
 def bytes_text(count: float, lang: str) -> str:
-    for factor, unit in _BINARY:
-        if count >= factor:
-            return f"{decimal(count / factor, lang)} {unit}"
-    return f"{decimal(count, lang)} B"
+    factor, unit = _scaled(count, _BINARY)
+    return f"{decimal(count / factor, lang)} {unit}"
 
 
 def percent_text(fraction: float, lang: str) -> str:
     return word(lang, "percent", n=decimal(fraction * 100, lang))
 
 
-NBSP = "\u00a0"
-
-
 def unbroken(text: str) -> str:
     """``text`` with non-breaking spaces, so a number never parts from its unit."""
-    return text.replace(" ", NBSP)
+    return text.replace(" ", "\u00a0")
+
+
+def _fixed(value: float, places: int) -> float:
+    return float(f"{value:.{places}g}") if value < 0.1 else round(value, places)
+
+
+def ratio_places(values: Sequence[float], *, pivots: Sequence[float] = (1.0,)) -> int:
+    """2 decimals, or as many more (up to 5) as it takes for each of ``values`` (an
+    interval's ends) to stay on its side of every pivot (1, the noise band's edges)
+    once both are rounded: an interval that excludes 1 never reads as reaching it."""
+    def sign(a: float, b: float) -> int:
+        return (a > b) - (a < b)
+
+    for places in range(2, 6):
+        if all(sign(_fixed(v, places), _fixed(p, places)) == sign(v, p)
+               for v in values for p in pivots):
+            return places
+    return 5
+
+
+def ratio_text(value: float, lang: str, *, places: int = 2) -> str:
+    """A ratio with ``places`` decimals (significant digits below 0,1)."""
+    return localized(f"{_fixed(value, places):g}" if value < 0.1 else f"{value:.{places}f}", lang)
+
+
+def ratio_texts(values: Sequence[float], lang: str, *,
+                pivots: Sequence[float] = (1.0,)) -> list[str]:
+    """``values`` with the decimals :func:`ratio_places` finds for all of them."""
+    places = ratio_places(values, pivots=pivots)
+    return [ratio_text(v, lang, places=places) for v in values]
+
+
+def interval_texts(ratio: tuple[float, float, float], floor: float | None,
+                   lang: str) -> tuple[list[str], list[str]]:
+    """A ratio and its interval's ends, with the decimals that keep the ends on their
+    side of 1 and of the noise band; and the band's ends (empty without a floor)."""
+    edges = band(floor) if floor is not None else ()
+    places = ratio_places(ratio[1:], pivots=(1.0, *edges))
+    return [ratio_text(v, lang, places=places) for v in ratio], ratio_texts(edges, lang)
+
+
+def band(floor: float) -> tuple[float, float]:
+    """The noise band [1/floor, floor] a control's largest ratio (≥ 1) spans."""
+    return 1.0 / floor, floor
+
+
+def speed_text(ratio: float, lang: str) -> str:
+    """How much faster or slower a ratio of times is: ``3,6× más rápido``, ``un 40 % más
+    lento`` (a percent below a factor of 1,5, where «1,2× más lento» reads oddly)."""
+    factor = 1 / ratio if ratio < 1 else ratio
+    side = "faster" if ratio < 1 else "slower"
+    if factor >= 1.5:
+        return word(lang, f"speed_{side}_times", n=decimal(factor, lang, digits=2))
+    return word(lang, f"speed_{side}_percent", n=decimal((factor - 1) * 100, lang, digits=2))

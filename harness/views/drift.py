@@ -29,13 +29,20 @@ from harness.sources.trials import Method, load_method
 from harness.text.drift_words import collapsed_text, listed, verdict_count
 from harness.text.drift_worked import Worked, worked_text
 from harness.text.markdown import cell, code, html_text
-from harness.text.numbers import compact, decimal, latency_scale, unbroken
-from harness.text.ratios import band, interval_texts, ratio_texts, speed_text
+from harness.text.numbers import (
+    band,
+    compact,
+    decimal,
+    interval_texts,
+    latency_scale,
+    ratio_texts,
+    speed_text,
+    unbroken,
+)
 from harness.text.words import catalogue, word
 from harness.views.charts import IntervalRow, IntervalText, interval_chart
-from harness.views.html_table import Cell, Row, html_table
-from harness.views.measured_row import identities
-from harness.views.observed import breakable
+from harness.views.html_table import Cell, Row, breakable, html_table
+from harness.views.measured import identities
 
 __all__ = ["drift_markdown", "trial_labels"]
 
@@ -56,7 +63,7 @@ def trial_labels(specs: Mapping[str, TrialSpec], lang: str) -> dict[str, str]:
     labels: dict[str, str] = {}
     for group, members in groups.items():
         name = catalogue(lang).get(f"drift_group_{group}", group)
-        for trial, shown in identities(members, {}, lang).labels.items():
+        for trial, shown in identities(members, {}, lang)[0].items():
             plain = html.unescape(re.sub(r"<[^>]*>", "", shown))
             labels[trial] = plain if plain.startswith(group) else f"{name} · {plain}"
     return labels
@@ -102,12 +109,6 @@ def _table(items: list[Drift], labels: Mapping[str, str], lang: str, name: str) 
                       label=html_text(name))
 
 
-def _ratios(d: Drift, lang: str) -> tuple[list[str], list[str], int]:
-    """The ratio and its interval's ends, the noise floor's ends (if any), the decimals."""
-    assert d.interval is not None
-    return interval_texts((d.interval.ratio, d.interval.low, d.interval.high), d.floor, lang)
-
-
 def _chart(items: list[Drift], labels: Mapping[str, str], lang: str, device: str) -> str:
     compared = [d for d in items if d.interval is not None]
     if not compared:
@@ -117,7 +118,8 @@ def _chart(items: list[Drift], labels: Mapping[str, str], lang: str, device: str
     rows, described = [], []
     for d in compared:
         assert d.interval is not None
-        (point, low, high), _, _ = _ratios(d, lang)
+        (point, low, high), _ = interval_texts(
+            (d.interval.ratio, d.interval.low, d.interval.high), d.floor, lang)
         label = labels.get(d.item, d.item)
         note = f"{label}: {point}× ({low}–{high}), {word(lang, f'drift_{d.verdict}')}"
         own = d.floor
@@ -146,7 +148,8 @@ def _worked(d: Drift, labels: Mapping[str, str], lang: str) -> str:
     if d.interval is None or k is None:
         return ""
     factor, unit = latency_scale(statistics.median(base))
-    (point, low, high), noise, _ = _ratios(d, lang)
+    (point, low, high), noise = interval_texts(
+        (d.interval.ratio, d.interval.low, d.interval.high), d.floor, lang)
 
     def times(values: tuple[float, ...]) -> str:
         shown = [decimal(v / factor, lang, digits=3) for v in sorted(values)]
@@ -228,17 +231,6 @@ def _instructions(items: list[Drift], labels: Mapping[str, str], lang: str,
             html_table(header, rows, css="harness-table harness-compact", label=name), ""]
 
 
-def _setup_lines(setup: Setup, lang: str) -> list[str]:
-    builds = ", ".join(setup.builds)
-    notes = [word(lang, "drift_one_session" if setup.one_session else "drift_sessions")
-             .format(builds=builds)]
-    if setup.variants:
-        notes.append(word(lang, "drift_variants").format(variants=" / ".join(setup.variants)))
-    notes.append(word(lang, "drift_floor").format(controls=", ".join(setup.controls))
-                 if setup.controls else word(lang, "drift_no_floor"))
-    return [f"- {cell(setup.device)}: " + "; ".join(cell(n) for n in notes) + "."]
-
-
 def _setups(report: list[Drift], lang: str, method: Method) -> list[str]:
     seen: dict[str, Setup] = {}
     for d in report:
@@ -248,7 +240,13 @@ def _setups(report: list[Drift], lang: str, method: Method) -> list[str]:
         return []
     lines = [f"**{word(lang, 'drift_setup')}**", ""]
     for setup in seen.values():
-        lines += _setup_lines(setup, lang)
+        notes = [word(lang, "drift_one_session" if setup.one_session else "drift_sessions")
+                 .format(builds=", ".join(setup.builds))]
+        if setup.variants:
+            notes.append(word(lang, "drift_variants").format(variants=" / ".join(setup.variants)))
+        notes.append(word(lang, "drift_floor").format(controls=", ".join(setup.controls))
+                     if setup.controls else word(lang, "drift_no_floor"))
+        lines.append(f"- {cell(setup.device)}: " + "; ".join(cell(n) for n in notes) + ".")
     builds = max(len(s.builds) for s in seen.values())
     reason = {"es": method.margin_reason, "en": method.margin_reason_en}[lang]
     lines += ["", word(lang, "drift_method").format(

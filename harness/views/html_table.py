@@ -1,29 +1,27 @@
-"""Small HTML pieces the measurement views share: a compact table that stacks
-into labelled rows on a phone, a collapsible block, and a CSV download. No torch.
+"""Small HTML pieces the views share: a table that stacks into labelled rows on a
+phone, a collapsible block, a CSV download, code that may wrap. No torch import.
 
-The harness writes these tables as HTML, not Markdown, because a Markdown table
-cannot carry a row class (failing rows are tinted), a ``data-label`` per cell
-(the phone layout prints the column name beside each value) or a ``<caption>``.
-Callers pass cell contents already escaped (:func:`harness.text.markdown.html_text`);
-nothing here adds record text of its own. No blank line is ever written: one
-blank line would end the raw HTML block inside the Markdown page.
+HTML, not Markdown: a Markdown table cannot carry a row class (failing rows are
+tinted), a ``data-label`` per cell (the phone layout prints the column name beside
+each value) or a ``<caption>``. Callers pass contents already escaped
+(:func:`harness.text.markdown.html_text`). No blank line is ever written: one would
+end the raw HTML block inside the Markdown page.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from urllib.parse import quote
 
 from harness.text.markdown import html_text
 
-__all__ = ["Cell", "Row", "csv_link", "details", "html_table"]
+__all__ = ["Cell", "Row", "breakable", "csv_link", "details", "html_table"]
 
 
 @dataclass(frozen=True, kw_only=True)
 class Cell:
     html: str
-    """Escaped HTML content."""
     numeric: bool = False
     """Right-aligned, tabular figures."""
     css: str = ""
@@ -38,7 +36,6 @@ class Row:
     title: str = ""
     """Plain text for the row's tooltip (escaped here)."""
     first_of_group: bool = True
-    extra: dict[str, str] = field(default_factory=dict)
 
 
 def html_table(header: list[tuple[str, bool]], rows: list[Row], *, caption: str = "",
@@ -52,8 +49,9 @@ def html_table(header: list[tuple[str, bool]], rows: list[Row], *, caption: str 
     out = [f'<div class="harness-scroll" tabindex="0"{named}><table class="{css}">']
     if caption:
         out.append(f"<caption>{caption}</caption>")
+    num = ' class="harness-num"'
     out.append("<thead><tr>" + " ".join(
-        f'<th scope="col"{_numeric(n)}>{label}</th>' for label, n in header) + "</tr></thead>")
+        f'<th scope="col"{num if n else ""}>{label}</th>' for label, n in header) + "</tr></thead>")
     out.append("<tbody>")
     for row in rows:
         labels = [label for label, _ in header][len(header) - len(row.cells):]
@@ -75,18 +73,19 @@ def html_table(header: list[tuple[str, bool]], rows: list[Row], *, caption: str 
     return " ".join(out)
 
 
-def _numeric(flag: bool) -> str:
-    return ' class="harness-num"' if flag else ""
-
-
-def details(summary: str, body: str, *, css: str = "harness-more", opened: bool = False,
-            searched: bool = True) -> str:
+def details(summary: str, body: str, *, searched: bool = True) -> str:
     """A collapsed block; ``summary`` and ``body`` are escaped HTML. ``searched=False``
     leaves it out of the search index (Material's ``data-search-exclude``)."""
-    state = " open" if opened else ""
     excluded = "" if searched else " data-search-exclude"
-    return (f'<details class="{css}"{state}{excluded}><summary>{summary}</summary>{body}'
+    return (f'<details class="harness-more"{excluded}><summary>{summary}</summary>{body}'
             "</details>")
+
+
+def breakable(code_html: str) -> str:
+    """``<code>`` from :func:`harness.text.markdown.code` that may wrap after ``/`` and
+    ``_`` (a snippet id, a long name on a phone), and nowhere inside a word."""
+    inner = code_html.removeprefix("<code>").removesuffix("</code>")
+    return "<code>" + re.sub(r"([/_])", r"\1<wbr>", inner) + "</code>"
 
 
 def csv_link(text: str, *, filename: str, label: str) -> str:

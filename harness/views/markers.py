@@ -9,7 +9,7 @@ the valid alternatives.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
 from harness.core.errors import HarnessError, suggest
@@ -23,15 +23,14 @@ from harness.text.words import LANGS, word
 from harness.views.claims import render_claim
 from harness.views.drift import drift_markdown
 from harness.views.measured import (
-    MeasuredView,
+    Context,
     all_columns_view,
-    compare_versions_view,
-    csv_row_view,
-    environment_view,
-    measurements_view,
-    plot_view,
+    compare_versions,
+    csv_row,
+    environment_table,
+    measurements,
+    plot,
 )
-from harness.views.measured_context import Context
 from harness.views.notebooks import NOTEBOOK_DIR, notebook_path
 from harness.views.observed import render_observed, render_unchecked
 
@@ -73,6 +72,8 @@ class PageContext:
 
 Choices = Callable[[Site, PageContext], Collection[str]]
 Renderer = Callable[[Marker, Site, PageContext], Rendered]
+#: A measurement marker's view: (context, its arguments, its location) → Markdown.
+MeasuredView = Callable[[Context, Mapping[str, str], str], str]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -87,8 +88,8 @@ class MarkerKind:
     render: Renderer
 
 
-def _groups(site: Site, page: PageContext) -> set[str]:
-    return {s.group for s in site.specs.values()}
+_GROUP: tuple[str, Choices] = ("a trial group of trials/trials.toml",
+                               lambda s, p: {t.group for t in s.specs.values()})
 
 
 def _measured(view: MeasuredView) -> Renderer:
@@ -105,7 +106,7 @@ def _measured(view: MeasuredView) -> Renderer:
         return Rendered(
             markdown=f'<div class="harness-measured"{"" if html else " markdown"}>\n\n'
                      f'{markdown}\n\n</div>\n',
-            stale=context.stale_messages())
+            stale=list(context.stale))
 
     return render
 
@@ -143,10 +144,6 @@ def _claim(marker: Marker, site: Site, page: PageContext) -> Rendered:
     return Rendered(markdown=render_claim(evaluation, page.lang, marker.location))
 
 
-def _claim_ids(site: Site, page: PageContext) -> set[str]:
-    return {claim_id for slug, claim_id in site.project.claims if slug == page.slug}
-
-
 def _drift(marker: Marker, site: Site, page: PageContext) -> Rendered:
     report = drift_report(site.records, site.project.python_expectations(), list(site.specs))
     return Rendered(markdown=drift_markdown(report, page.lang, specs=site.specs, chart=True))
@@ -166,24 +163,23 @@ MARKERS: dict[str, MarkerKind] = {k.name: k for k in (
           _observed, snippet=("an id the page includes", lambda s, p: p.included)),
     _kind("notebook", "buttons to open and download the page's generated notebook", _notebook),
     _kind("measurements", "the group's measured trials, per device and torch build",
-          _measured(measurements_view),
-          group=("a trial group of trials/trials.toml", _groups)),
-    _kind("plot", "a log–log chart of the group's latency or throughput", _measured(plot_view),
-          group=("a trial group of trials/trials.toml", _groups),
+          _measured(lambda c, a, w: measurements(c, a["group"])), group=_GROUP),
+    _kind("plot", "a log–log chart of the group's latency or throughput",
+          _measured(lambda c, a, w: plot(c, a["group"], a["y"], w)), group=_GROUP,
           y=("latency or throughput", lambda s, p: ("latency", "throughput"))),
     _kind("compare-versions", "the group's trials across recorded torch builds",
-          _measured(compare_versions_view),
-          group=("a trial group of trials/trials.toml", _groups)),
+          _measured(lambda c, a, w: compare_versions(c, a["group"])), group=_GROUP),
     _kind("all-columns", "every recorded field of the group's rows, per device type",
-          _measured(all_columns_view),
-          group=("a trial group of trials/trials.toml", _groups)),
+          _measured(lambda c, a, w: all_columns_view(c, a["group"])), group=_GROUP),
     _kind("csv-row", "a real recorded row in the article's 9-column CSV format",
-          _measured(csv_row_view),
+          _measured(lambda c, a, w: csv_row(c, a["trial"])),
           trial=("a trial name of trials/trials.toml", lambda s, p: s.specs)),
-    _kind("environment", "where every record set was made", _measured(environment_view)),
+    _kind("environment", "where every record set was made",
+          _measured(lambda c, a, w: environment_table(c))),
     _kind("drift", "every example and trial classified across recorded torch builds", _drift),
     _kind("claim", "a sentence about the records, checked against them at every build",
-          _claim, id=("a claim of the page's snippets/<slug>/claims.toml", _claim_ids)),
+          _claim, id=("a claim of the page's snippets/<slug>/claims.toml",
+                      lambda s, p: {i for slug, i in s.project.claims if slug == p.slug})),
 )}
 
 

@@ -1,47 +1,630 @@
-"""Measurement markers rendered to Markdown from the records. No torch import.
+"""The measurement markers, rendered from the records. No torch import.
 
-Every figure comes from ``results/``; nothing here measures. A row recorded for
-another definition of its trial (its ``spec_sha256`` differs from the hash of
-the current spec and workload source) is marked stale and reported, so the
-build hook can turn it into a warning that fails ``mkdocs build --strict``.
-A device type or torch build without a record says «sin medición». Any text
-taken from a record passes through :func:`harness.text.markdown.cell` (tables) or
-``html_text`` (charts), so a record can never inject markup.
+Every figure comes from ``results/``; nothing here measures. One compact table per
+group and device type (torch builds as a column, six figures a row: latency with its
+spread, throughput, fraction of peak, memory, quality), the latency ratio across
+builds, the analytic expectations checked against each record, a log–log plot, a CSV
+row, «Todas las columnas» one click away, and where every record set was made (the
+recorder's codes worded in the page's language). Identifying fields every row of a
+table shares move to its caption; those that vary make the row's short label.
+
+A row recorded for another definition of its trial (its ``spec_sha256`` differs from
+the hash of the current spec and workload source), or an expectation the rows
+contradict, is collected in the :class:`Context` so the build fails ``mkdocs build
+--strict`` naming it. Every record text is escaped (:mod:`harness.text.markdown`).
 """
 
 from __future__ import annotations
 
+import html
+import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
 
 from harness.core.errors import HarnessError
-from harness.core.rows import ARTICLE_COLUMNS
-from harness.records.store import format_rows
-from harness.text.markdown import cell
+from harness.core.peak_rule import peak_gaps
+from harness.core.rows import ARTICLE_COLUMNS, CSV_HEADER, TrialRow
+from harness.core.types import DEVICE_TYPES, Environment, TrialExpectation, TrialSpec
+from harness.records.provenance import grade_text
+from harness.records.store import DeviceRecord, Records, format_rows
+from harness.sources.trials import shape_text, spec_sha256
+from harness.text.markdown import cell, html_text
 from harness.text.numbers import (
+    bytes_text,
+    compact,
     decimal,
     latency_scale,
     latency_text,
+    percent_text,
+    scientific,
     si_scale,
     throughput_text,
+    unbroken,
     unit_name,
 )
-from harness.text.words import word
-from harness.views.all_columns import all_columns
+from harness.text.record_words import memory_method_text, peak_source_text
+from harness.text.words import in_lang, word
 from harness.views.charts import Point, Series, line_chart
-from harness.views.environment import environment_table
-from harness.views.measured_context import Context, row_environment
-from harness.views.measured_tables import compare_versions, device_types_for, measurements
+from harness.views.html_table import Cell, Row, csv_link, details, html_table
 
-__all__ = ["MeasuredView", "all_columns_view", "compare_versions_view", "csv_row_view",
-           "environment_view", "measurements_view", "plot_view"]
+__all__ = ["CSV_ONLY", "SHOWN", "Context", "all_columns", "compact_cells", "compare_versions",
+           "csv_row", "device_types_for", "environment_table", "identities", "measurements", "plot",
 
-MeasuredView = Callable[[Context, Mapping[str, str], str], str]
-"""One measurement marker's view: (context, its arguments, its location) → Markdown;
-the stale rows it showed are left in the context."""
+           "row_environment", "threads_text"]
 
 
-def _csv_row(context: Context, trial: str) -> str:
+@dataclass(kw_only=True)
+class Context:
+    """One marker's render: its inputs, and the build errors (stale rows, contradicted
+    expectations) of what it has shown so far; not frozen, it collects them."""
+
+    records: Records
+    specs: dict[str, TrialSpec]
+    lang: str
+    sources: dict[str, str]
+    """Workload sources (``trials.workload_sources``), read once per render."""
+    stale: dict[str, None] = field(default_factory=dict)
+    """Messages in the order met (a dict keeps order and drops repeats)."""
+
+    def is_stale(self, row: TrialRow) -> bool:
+        """Whether ``row`` was recorded for another definition of its trial (remembered
+        with the command that records it again)."""
+        spec = self.specs[row.trial]
+        current = spec_sha256(spec, sources=self.sources)
+        if row.spec_sha256 == current:
+            return False
+        self.stale.setdefault(
+            f"{row.location}: row of trial {row.trial!r} was recorded for another definition "
+            f"of the trial (spec_sha256 {row.spec_sha256[:12] or '(empty)'}, "
+            f"now {current[:12]}; "
+            f"see {spec.location} and trials/workloads.py); run `python -m harness record "
+            f"--device {row.device.split('-', 1)[0]} --trials {row.trial}`", None)
+        return True
+
+    def group_rows(self, record: DeviceRecord, group: str) -> list[TrialRow]:
+        return [r for r in record.rows if self.specs[r.trial].group == group]
+
+
+def threads_text(counts: list[int], lang: str) -> str:
+    """Thread counts in words: «1 hilo», «1 o 2 hilos», «1, 2 o 4 hilos» (never «1/2»,
+    which reads as a fraction)."""
+    shown = [str(n) for n in sorted(set(counts))] or ["1"]
+    listed = (shown[0] if len(shown) == 1
+              else f"{', '.join(shown[:-1])} {word(lang, 'threads_or')} {shown[-1]}")
+    return f"{listed} {word(lang, 'thread' if shown == ['1'] else 'threads_word')}"
+
+
+def row_environment(record: DeviceRecord, rows: list[TrialRow], lang: str) -> str:
+    """Short environment (plain text): device, threads, torch build, date, memory method."""
+    env = record.environment_of_runs({r.run_id for r in rows})
+    threads = [int(r.threads) for r in rows] or [env.threads if env else 1]
+    name = (env.device_name if env else "") or record.device_key
+    date = env.date[:10] if env else ""
+    methods = sorted({memory_method_text(r.memory_method, lang) for r in rows if r.memory_method})
+    parts = [name, threads_text(threads, lang), f"torch {record.torch_build}", date]
+    if methods:
+        parts.append(f"{word(lang, 'memory_method')}: {'; '.join(methods)}")
+    return " · ".join(p for p in parts if p)
+
+
+#: Header keys of the compact columns after the label (and the build, when shown).
+COMPACT_COLUMNS = ("latency_short", "throughput", "peak_short", "memory", "quality_short")
+_FIELDS = ("task", "dtype", "shape", "batch", "threads", "synchronized")
+
+
+def field_text(spec: TrialSpec, row: TrialRow | None, name: str, lang: str, *,
+               caption: bool = False) -> str:
+    """One identifying field of a trial as its pages read it (plain text)."""
+    if name == "shape" and caption:
+        return f"{word(lang, 'shape').lower()} {field_text(spec, row, name, lang)}"
+    if name == "task":
+        return word(lang, spec.task)
+    if name == "shape" and spec.workload.startswith("mlp"):
+        return "→".join(str(width) for width in spec.shape)  # layer widths, not a tensor shape
+    if name == "shape":
+        return shape_text(spec.shape).replace("x", "×") if spec.shape else word(
+            lang, "shape_scalar")
+    if name == "synchronized" and "clock" in spec.params:  # a fixed-calls trial's clock
+        return word(lang, f"clock_{spec.params['clock']}")
+    if name == "synchronized":
+        waited = row.synchronized if row is not None else spec.params.get("synchronize", True)
+        return word(lang, "waited" if waited else "not_waited")
+    if name == "batch":
+        return f"{word(lang, 'batch').lower()} {spec.batch}"
+    if name == "threads":
+        return threads_text([spec.threads], lang)
+    return str(getattr(spec, name))
+
+
+def identities(specs: list[TrialSpec], rows: dict[str, TrialRow],
+               lang: str) -> tuple[dict[str, str], list[str]]:
+    """Trial name → short label (what tells the trials apart), and the ``field value``
+    parts every trial shares (the caption); both escaped HTML."""
+    values = {s.name: {f: field_text(s, rows.get(s.name), f, lang) for f in _FIELDS}
+              for s in specs}
+    varying = [f for f in _FIELDS if len({v[f] for v in values.values()}) > 1]
+    labels = {n: " · ".join(v[f] for f in varying) for n, v in values.items()}
+    if len(set(labels.values())) < len(labels):  # fields alone do not tell them apart
+        labels = {s.name: " · ".join(p for p in (s.workload, labels[s.name]) if p)
+                  for s in specs}
+    if len(set(labels.values())) < len(labels) or not all(labels.values()):
+        labels = {s.name: s.name for s in specs}
+    first = specs[0] if specs else None
+    caption = [html_text(field_text(first, rows.get(first.name), f, lang, caption=True))
+               for f in _FIELDS if f not in varying] if first else []
+    # Each part keeps together; a label may wrap only between parts.
+    shown = {n: " · ".join(f'<span class="harness-part">{html_text(p)}</span>'
+                           for p in t.split(" · ")) for n, t in labels.items()}
+    return shown, caption
+
+
+def peak_text(row: TrialRow, env: Environment | None, lang: str) -> str:
+    """A row's fraction of peak, shown only where the peak rule holds today (HTML)."""
+    if row.throughput_unit != "FLOP/s":
+        return "—"
+    # A stored fraction shows only if the record passes the peak rule as it is now.
+    if row.peak_fraction is not None and env is not None and not peak_gaps(
+            env, threads=row.threads):
+        return unbroken(percent_text(row.peak_fraction, lang))
+    return word(lang, "peak_unknown")
+
+
+def _quality(row: TrialRow, spec: TrialSpec, lang: str) -> str:
+    if row.error:
+        return f"{word(lang, 'error')}: {html_text(row.error)}"
+    if row.dtype == spec.reference_dtype:
+        return word(lang, "reference_self")
+    if row.quality_error is None:
+        return "—"
+    error, tolerance = scientific(row.quality_error, lang), scientific(row.tolerance, lang)
+    if row.quality_pass:
+        return f"✓ {error}"
+    why = f'<span class="harness-why">{error} &gt; {tolerance}</span>'
+    return f"✗ {word(lang, 'fails_short')} {why}"
+
+
+def compact_cells(row: TrialRow, spec: TrialSpec, env: Environment | None, lang: str,
+                  *, stale: bool) -> list[Cell]:
+    """Latency · throughput · peak · memory · quality of a recorded row."""
+    mark = f'<span class="harness-badge">{word(lang, "stale")}</span> ' if stale else ""
+    if row.error and not row.latency:
+        return [Cell(html=mark + word(lang, "error"), numeric=True), Cell(html="—", numeric=True),
+                Cell(html="—", numeric=True), Cell(html="—", numeric=True),
+                Cell(html=_quality(row, spec, lang))]
+    latency = unbroken(latency_text(row.latency, lang)) if row.latency else "—"
+    if row.latency and row.repeats is not None and row.repeats < 2:  # no spread in one block
+        latency += ' <span class="harness-spread">IQR —</span>'
+    elif row.iqr_over_median is not None:
+        spread = unbroken(f"IQR {percent_text(row.iqr_over_median, lang)}")
+        # Words, not a title: a tooltip reaches neither touch nor every screen reader.
+        noisy = f' <span class="harness-noisy">{word(lang, "noisy")}</span>' if row.noisy else ""
+        latency += f' <span class="harness-spread">{spread}{noisy}</span>'
+    if row.first_call_s and env is not None and "first_call" in env.extra:
+        # Only a run in a fresh process times a first call that is really first.
+        first = unbroken(f"{word(lang, 'first_call_fresh')} {latency_text(row.first_call_s, lang)}")
+        latency += f' <span class="harness-spread">{first}</span>'
+    throughput = (unbroken(throughput_text(row.throughput, row.throughput_unit, lang))
+                  if row.throughput else "—")
+    memory = unbroken(bytes_text(row.memory, lang)) if row.memory else "—"
+    reserved = env.extra.get("memory_reserved", {}).get(row.trial) if env is not None else None
+    if isinstance(reserved, int):  # an accelerator's caching allocator, apart from allocated
+        shown = unbroken(f"{word(lang, 'memory_reserved_short')} {bytes_text(reserved, lang)}")
+        memory += f' <span class="harness-spread">{shown}</span>'
+    return [Cell(html=mark + latency, numeric=True), Cell(html=throughput, numeric=True),
+            Cell(html=peak_text(row, env, lang), numeric=True), Cell(html=memory, numeric=True),
+            Cell(html=_quality(row, spec, lang), css="harness-quality")]
+
+
+def missing_cells(lang: str) -> list[Cell]:
+    missing = f"<em>{word(lang, 'missing')}</em>"
+    return [Cell(html=missing), *(Cell(html="—", numeric=True) for _ in range(3)),
+            Cell(html="—")]
+
+
+def _claim(spec: TrialSpec, expect: TrialExpectation, lang: str) -> str:
+    """The claim in words, e.g. «la latencia de a es menor que 0,5 × la de b» (escaped)."""
+    factor = (compact(expect.factor, lang) if expect.relation == "below"
+              else f"{compact(expect.factor * 100, lang)} %")
+    return word(lang, f"expect_{expect.relation}").format(
+        a=f"<code>{html_text(spec.name)}</code>", b=f"<code>{html_text(expect.of)}</code>",
+        factor=unbroken(factor))
+
+
+def _verdict(context: Context, spec: TrialSpec, expect: TrialExpectation,
+             record: DeviceRecord) -> str:
+    """Computed from the rows as they are now, never stored; a contradicted one not
+    declared a known failure fails the strict build, naming the record and declaration."""
+    lang = context.lang
+    build = f"torch {html_text(record.torch_build)}"
+    row, other = record.row(spec.name), record.row(expect.of)
+    if row is None or other is None:
+        return f"{build}: <em>{word(lang, 'missing')}</em>"
+    if row.error or other.error or not row.latency or not other.latency:
+        return f"{build}: — ({word(lang, 'reason_error')})"
+    if context.is_stale(row) or context.is_stale(other):
+        return f"{build}: — ({word(lang, 'stale')})"
+    ratio = row.latency / other.latency
+    shown = f"{word(lang, 'measured_ratio')} {unbroken(decimal(ratio, lang))}×"
+    if expect.holds(ratio):
+        return f"{build}: ✓ {word(lang, 'verdict_ok')} ({shown})"
+    if expect.known_failure:
+        return (f"{build}: {word(lang, 'verdict_known')} ({shown}): "
+                f"{html_text(expect.known_failure)}")
+    context.stale.setdefault(
+        f"{row.location}: trial {spec.name!r} measured {ratio:.3g} × the latency of "
+        f"{expect.of!r} ({other.location}), which contradicts its analytic expectation at "
+        f"{expect.location} ({expect.relation} {expect.factor:g}); fix the derivation or the "
+        'trial, or declare known_failure = "why" in its [trial.expect]', None)
+    return f"{build}: ✗ {word(lang, 'verdict_fail')} ({shown})"
+
+
+def expectation_block(context: Context, specs: list[TrialSpec],
+                      records: list[DeviceRecord]) -> str:
+    """One item per expectation of ``specs``: the claim, its verdict per record (or «sin
+    medición» without one) and the derivation one click away; empty without any."""
+    lang = context.lang
+    items = []
+    for spec in specs:
+        expect = spec.expect
+        if expect is None:
+            continue
+        verdicts = ([_verdict(context, spec, expect, r) for r in records]
+                    or [f"<em>{word(lang, 'missing')}</em>"])
+        derivation = in_lang(lang, {"es": expect.derivation, "en": expect.derivation_en})
+        items.append(f"<li>{_claim(spec, expect, lang)}: {'; '.join(verdicts)}"
+                     f'<details class="harness-note"><summary>{word(lang, "derivation")}'
+                     f"</summary><p>{html_text(derivation)}</p></details></li>")
+    if not items:
+        return ""
+    return (f'<div class="harness-expectations"><p><strong>{word(lang, "expectations")}'
+            f"</strong></p><ul>{''.join(items)}</ul></div>")
+
+
+def _seconds(value: Any) -> float | None:
+    """A positive, finite number of seconds from a record, or None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) and value > 0 else None
+
+
+def bare_loop_lines(context: Context, specs: list[TrialSpec],
+                    records: list[DeviceRecord]) -> str:
+    """For each record whose newest bare-loop run names a trial of ``specs``: the
+    harness latency, the bare loop's and their ratio, as the record states them."""
+    lang, names = context.lang, {s.name for s in specs}
+    lines = []
+    for record in records:
+        runs = [e for e in record.environments.values()
+                if e.bare_loop.get("trial") in names]
+        if not runs:
+            continue
+        loop = max(runs, key=lambda e: (e.date, e.run_id)).bare_loop
+        harness, bare = _seconds(loop.get("harness_s")), _seconds(loop.get("bare_s"))
+        if harness is None or bare is None:
+            continue
+        clock = word(lang, "bare_clock_events" if loop.get("clock") == "device events"
+                     else "bare_clock_host")
+        text = word(lang, "bare_loop").format(
+            trial=f"<code>{html_text(str(loop['trial']))}</code>",
+            harness=unbroken(latency_text(harness, lang)), bare=unbroken(latency_text(bare, lang)),
+            clock=clock, calls=html_text(str(loop.get("calls", "?"))),
+            blocks=html_text(str(loop.get("blocks", "?"))),
+            ratio=unbroken(decimal(harness / bare, lang)))
+        lines.append(f'<p class="harness-bare-loop">torch {html_text(record.torch_build)} · '
+                     f"{text}</p>")
+    return "".join(lines)
+
+
+def device_types_for(context: Context, group: str) -> list[str]:
+    """CPU and CUDA sections whenever the group applies to them (a missing GPU
+    record must read «sin medición»); MPS and XPU only where a record exists."""
+    applies = {d for s in context.specs.values() if s.group == group for d in s.devices}
+    recorded = {r.device_type for r in context.records.items}
+    return [d for d in DEVICE_TYPES if d in applies and (d in ("cpu", "cuda") or d in recorded)]
+
+
+def _missing_line(context: Context, device_type: str) -> str:
+    lang = context.lang
+    return (f'<p class="harness-missing"><em>{word(lang, "missing")}</em>: '
+            f"{word(lang, 'no_record')} ({word(lang, 'hint')} "
+            f"<code>python -m harness record --device {device_type}</code>).</p>")
+
+
+def _specs(context: Context, group: str, device_type: str) -> list[TrialSpec]:
+    return [s for s in context.specs.values() if s.group == group and device_type in s.devices]
+
+
+def _table(context: Context, specs: list[TrialSpec], records: list[DeviceRecord],
+           note: str = "") -> str:
+    lang = context.lang
+    by_build = [(r, {row.trial: row for row in r.rows}) for r in records]
+    sample = {n: row for _, rows in by_build for n, row in rows.items()}
+    labels, caption = identities(specs, sample, lang)
+    show_build = len(records) > 1
+    header = [(word(lang, "trial"), False)]
+    header += [(word(lang, "torch"), False)] if show_build else []
+    entries = []
+    for spec in specs:
+        for record, found in by_build:
+            row = found.get(spec.name)
+            cells = missing_cells(lang) if row is None else compact_cells(
+                row, spec, record.environment_of(row.run_id), lang, stale=context.is_stale(row))
+            failing = row is not None and row.failed and row.dtype != spec.reference_dtype
+            entries.append((spec, record, cells, failing))
+    # A column with one value in every row says it once, in the caption.
+    constant = {i for i in range(len(COMPACT_COLUMNS))
+                if len(entries) > 1 and len({e[2][i].html for e in entries}) == 1}
+    kept = [i for i in range(len(COMPACT_COLUMNS)) if i not in constant]
+    header += [(word(lang, COMPACT_COLUMNS[i]), COMPACT_COLUMNS[i] != "quality_short")
+               for i in kept]
+    rows: list[Row] = []
+    for number, (spec, record, cells, failing) in enumerate(entries):
+        index = number % len(records)
+        shown = [cells[i] for i in kept]
+        if show_build:
+            shown.insert(0, Cell(html=html_text(record.torch_build), css="harness-build"))
+        if index == 0:  # the trial's header spans its builds: tinted if any of them fails
+            group_fails = any(e[3] for e in entries[number:number + len(records)])
+            shown.insert(0, Cell(html=f'<span class="harness-label">{labels[spec.name]}'
+                                 "</span>", span=len(records),
+                                 css="harness-id harness-fail" if group_fails else "harness-id"))
+        rows.append(Row(cells=shown, css="harness-fail" if failing else "", title=spec.name,
+                        first_of_group=index == 0))
+    parts = caption + [
+        f"{word(lang, COMPACT_COLUMNS[i])}: "
+        f"{entries[0][2][i].html if entries[0][2][i].html != '—' else word(lang, 'not_applicable')}"
+        for i in sorted(constant)]
+    if not show_build and records:
+        parts.insert(0, f"torch {html_text(records[0].torch_build)}")
+    parts += [note] if note else []
+    return html_table(header, rows, caption=" · ".join(parts),
+                      css="harness-table harness-compact")
+
+
+def _device(context: Context, group: str, device_type: str) -> tuple[list[str], int]:
+    """The HTML pieces of one device type's table, and how many of its rows failed."""
+    parts = [f'<p class="harness-device"><strong>{word(context.lang, device_type)}</strong></p>']
+    # Sets that measure trials: an examples-only set (a test-matrix build) has no row to
+    # show here, and is not a build whose rows are missing either.
+    measuring = [r for r in context.records.items if r.rows]
+    records = [r for r in measuring if r.device_type == device_type]
+    specs = _specs(context, group, device_type)
+    if not records:
+        return [*parts, _missing_line(context, device_type),
+                expectation_block(context, specs, records)], 0
+    built = {r.torch_build for r in records}
+    absent = [b for b in dict.fromkeys(r.torch_build for r in measuring) if b not in built]
+    note = (f"<em>{word(context.lang, 'missing')}</em> {word(context.lang, 'for_build')} "
+            f"{', '.join(html_text(b) for b in absent)}") if absent else ""
+    names = {s.name for s in specs}
+    failed = sum(1 for r in records for row in r.rows if row.trial in names and row.failed)
+    return [*parts, _table(context, specs, records, note),
+            expectation_block(context, specs, records), bare_loop_lines(context, specs, records),
+            ], failed
+
+
+def measurements(context: Context, group: str) -> str:
+    """One compact table per device type, one row per trial and recorded build. With
+    more than one device type, each is a tab, in the HTML Material styles for
+    pymdownx.tabbed's alternate style (radio inputs, labels, blocks): a label counts its
+    failing rows, so a failure is named even in a tab the reader has not opened."""
+    # A device with its own record opens before the CPU: the reader most likely came for it.
+    recorded = {r.device_type for r in context.records.items if r.rows}
+    device_types = sorted(device_types_for(context, group),
+                          key=lambda d: d == "cpu" and bool(recorded - {"cpu"}))
+    devices = [(d, *_device(context, group, d)) for d in device_types]
+    if len(devices) < 2:
+        return "\n".join(p for _, parts, _ in devices for p in parts) + "\n"
+    name = f"__tabbed_{re.sub(r'[^a-z0-9]+', '_', group.lower())}"
+    inputs, labels, blocks = [], [], []
+    for index, (device_type, parts, failed) in enumerate(devices, start=1):
+        checked = ' checked="checked"' if index == 1 else ""
+        inputs.append(f'<input{checked} id="{name}_{index}" name="{name}" type="radio" />')
+        label = word(context.lang, device_type) + (f" · {failed} ✗" if failed else "")
+        labels.append(f'<label for="{name}_{index}">{html_text(label)}</label>')
+        body = "\n".join(p for p in parts if p)
+        blocks.append(f'<div class="tabbed-block">\n{body}\n</div>')
+    return (f'<div class="tabbed-set tabbed-alternate" data-tabs="1:{len(devices)}">\n'
+            f'{"".join(inputs)}<div class="tabbed-labels">{"".join(labels)}'
+            f'</div>\n<div class="tabbed-content">\n' + "\n".join(blocks)
+            + "\n</div>\n</div>\n")
+
+
+def _ratio(context: Context, row: TrialRow, base: TrialRow, record: DeviceRecord,
+           first: DeviceRecord) -> str:
+    """Latency ratio, or why none is given: only passing, fresh rows on the same hardware."""
+    lang = context.lang
+    for one in (row, base):
+        if one.error:
+            return f"— ({word(lang, 'reason_error')})"
+        if not one.quality_pass:
+            return f"— ({word(lang, 'reason_quality')})"
+        if context.is_stale(one):
+            return f"— ({word(lang, 'stale')})"
+    if (record.environment_of(row.run_id).device_name
+            != first.environment_of(base.run_id).device_name):
+        return f"— ({word(lang, 'reason_other_device')})"
+    assert row.latency and base.latency
+    return f"{decimal(row.latency / base.latency, lang)}×"
+
+
+def _ratio_summary(rows: list[Row], title: str, lang: str) -> str:
+    """One line: how many trials compare, and the range of their ratios."""
+    values = []
+    for row in rows:
+        for one in row.cells[1:]:
+            text = one.html.replace(",", ".")
+            if text.endswith("×"):
+                values.append(float(text[:-1]))
+    if not values:
+        return f"{title}: {word(lang, 'no_ratio')} ({len(rows)})"
+    low, high = decimal(min(values), lang), decimal(max(values), lang)
+    return (f"{title}: {word(lang, 'ratio_range').format(n=len(values), low=low, high=high)} "
+            f"({word(lang, 'lower_faster')}); {word(lang, 'no_ratio')}: "
+            f"{sum(len(r.cells) - 1 for r in rows) - len(values)}")
+
+
+def compare_versions(context: Context, group: str) -> str:
+    """Per device: each trial's latency relative to the oldest build with its trials. The
+    figures themselves are in the group's table; only the ratio is new here."""
+    lang = context.lang
+    keys = sorted({r.device_key for r in context.records.items if context.group_rows(r, group)},
+                  key=lambda k: (DEVICE_TYPES.index(k.split("-", 1)[0]), k))
+    if not keys:
+        return f"<p><em>{word(lang, 'missing')}</em></p>\n"
+    parts: list[str] = []
+    for key in keys:
+        # The base is the oldest build with this group's trials on the key: an examples-only
+        # set (no rows) has nothing to compare.
+        records = [r for r in context.records.items
+                   if r.device_key == key and context.group_rows(r, group)]
+        base = records[0]
+        title = f"<strong>{word(lang, key.split('-', 1)[0])}</strong> ({html_text(key)})"
+        if len(records) < 2:
+            parts.append(f"<p>{title}: {word(lang, 'only_one')} "
+                         f"(torch {html_text(base.torch_build)}).</p>")
+            continue
+        found = {s.name: row for s in _specs(context, group, key.split("-", 1)[0])
+                 if (row := base.row(s.name)) is not None}
+        specs = [s for s in _specs(context, group, key.split("-", 1)[0]) if s.name in found]
+        labels = identities(specs, found, lang)[0]
+        header = [(word(lang, "trial"), False)] + [
+            (f"torch {html_text(r.torch_build)}", True) for r in records[1:]]
+        rows = []
+        for spec in specs:
+            first = base.row(spec.name)
+            cells = [Cell(html=labels[spec.name], css="harness-id")]
+            for record in records[1:]:
+                row = record.row(spec.name)
+                text = (f"<em>{word(lang, 'missing')}</em>" if row is None or first is None
+                        else _ratio(context, row, first, record, base))
+                cells.append(Cell(html=text, numeric=True))
+            rows.append(Row(cells=cells, title=spec.name))
+        caption = (f"{title} · {word(lang, 'ratio')} {html_text(base.torch_build)} "
+                   f"({word(lang, 'lower_faster')})")
+        table = html_table(header, rows, caption=caption, css="harness-table harness-compact")
+        parts.append(details(_ratio_summary(rows, title, lang), table))
+    return "\n".join(parts) + "\n"
+
+
+#: «Todas las columnas» reads a row whole, its values written as the rest of the page
+#: writes them; what only a tool reads stays in the record's CSV download, complete.
+#: Left to the CSV download: data for tools, not lines for a reader.
+CSV_ONLY = ("samples_s", "spec_sha256", "run_id")
+#: The fields the lines show, in the record's column order.
+SHOWN = tuple(c for c in CSV_HEADER if c not in CSV_ONLY)
+_SECONDS = ("latency", "latency_iqr_s", "load_s", "first_call_s")
+_EXPONENTS = ("quality_error", "tolerance")
+#: Record text, which may wrap; any other value with a figure keeps it with its unit.
+_WRAPPING = ("memory_method", "error")
+
+
+def _text(row: TrialRow, name: str, spec: TrialSpec, env: Environment | None,
+          lang: str) -> str:
+    """``row``'s field ``name`` as plain text in ``lang``."""
+    value = getattr(row, name)
+    if name in ("task", "shape"):  # as the compact table's label reads them
+        return field_text(spec, row, name, lang)
+    if name == "peak_fraction":  # a stored fraction shows only where the peak rule holds
+        return (peak_text(row, env, lang) if row.throughput_unit == "FLOP/s"
+                else word(lang, "not_applicable"))
+    if name == "error":
+        return value or word(lang, "no_error")
+    one_block = row.repeats is not None and row.repeats < 2
+    if name in ("latency_iqr_s", "iqr_over_median") and one_block:
+        return word(lang, "not_applicable")  # no spread in one block (compact: «IQR —»)
+    if value is None or value == "":
+        return word(lang, "not_measured")
+    if isinstance(value, bool):
+        return word(lang, "answer_yes" if value else "answer_no")
+    if name in _SECONDS:
+        return latency_text(value, lang)
+    if name in _EXPONENTS:
+        return scientific(value, lang)
+    if name == "memory":
+        return bytes_text(value, lang)
+    if name == "iqr_over_median":
+        return percent_text(value, lang)
+    if name == "throughput":
+        return throughput_text(value, row.throughput_unit, lang)
+    if name == "throughput_unit":
+        return unit_name(value, lang)
+    if name == "memory_method":
+        return memory_method_text(value, lang)
+    return str(value)  # names and counts, as recorded
+
+
+def _field_values(row: TrialRow, spec: TrialSpec, env: Environment | None,
+                  lang: str) -> dict[str, str]:
+    """Field name → escaped HTML value, for every field in :data:`SHOWN`."""
+    shown = {}
+    for name in SHOWN:
+        text = html_text(_text(row, name, spec, env, lang))
+        together = name not in _WRAPPING and any(c.isdigit() for c in text)
+        shown[name] = unbroken(text) if together else text
+    return shown
+
+
+def _lines(values: dict[str, str], lang: str, *, css: str = "") -> str:
+    # A label is the site's own word: only its "<" and ">" need escaping.
+    pairs = "".join(f"<div><dt>{html.escape(word(lang, f'column_{name}'), quote=False)}</dt>"
+                    f"<dd>{value}</dd></div>" for name, value in values.items())
+    return f'<dl class="harness-fields{" " + css if css else ""}">{pairs}</dl>'
+
+
+def _record(context: Context, group: str, record: DeviceRecord) -> str:
+    lang = context.lang
+    rows = context.group_rows(record, group)
+    if not rows:
+        return ""
+    values = [_field_values(r, context.specs[r.trial], record.environment_of(r.run_id), lang)
+              for r in rows]
+    # The trial names each row's lines; a field the rows share is said once.
+    shared = ([n for n in SHOWN if n != "trial" and len({v[n] for v in values}) == 1]
+              if len(rows) > 1 else [])
+    name = f"{group}-{record.torch_build}-{record.device_key}.csv"
+    link = csv_link(format_rows(rows), filename=name,
+                    label=f"{word(lang, 'download_csv')} ({html_text(name)})")
+    env = row_environment(record, rows, lang)
+    parts = [f"<p><strong>torch {html_text(record.torch_build)}</strong> · "
+             f"{html_text(env)} · {link}</p>"]
+    if shared:
+        parts.append(f'<p class="harness-fields-title">{word(lang, "every_row")}</p>'
+                     + _lines({n: values[0][n] for n in shared}, lang, css="harness-shared"))
+    for row, shown in zip(rows, values, strict=True):
+        # Marked as the compact table tints it: a reference row is not a failure.
+        failing = row.failed and row.dtype != context.specs[row.trial].reference_dtype
+        parts.append(_lines({n: v for n, v in shown.items() if n not in shared}, lang,
+                            css="harness-fail" if failing else ""))
+    return "".join(parts)
+
+
+def all_columns(context: Context, group: str, records: list[DeviceRecord]) -> str:
+    """The collapsed «Todas las columnas» block of a group's records ("" when no record
+    holds a row of the group)."""
+    body = "".join(_record(context, group, record) for record in records)
+    # Every field of every row: thousands of figures that would crowd the search.
+    return details(word(context.lang, "all_columns"), body, searched=False) if body else ""
+
+
+def all_columns_view(context: Context, group: str) -> str:
+    """Every recorded field of the group's rows, per device type (the article's evidence
+    page holds them, one tap from the table they support)."""
+    measuring = [r for r in context.records.items if r.rows]
+    parts = []
+    for device_type in device_types_for(context, group):
+        block = all_columns(context, group, [r for r in measuring
+                                             if r.device_type == device_type])
+        if block:
+            parts.append(f'<p class="harness-device"><strong>{word(context.lang, device_type)}'
+                         f"</strong></p>\n{block}")
+    return "\n".join(parts) + "\n" if parts else f"*{word(context.lang, 'missing')}*\n"
+
+
+def csv_row(context: Context, trial: str) -> str:
+    """A real recorded row in the article's CSV format."""
     found = [(r, row) for r in context.records.items for row in r.rows if row.trial == trial]
     # The newest build first; on it, the CPU record first, since every site has one.
     builds = context.records.builds
@@ -52,9 +635,9 @@ def _csv_row(context: Context, trial: str) -> str:
     record, row = found[0]
     body = format_rows([row], columns=ARTICLE_COLUMNS)
     fence = "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", body)), default=0))
-    stale = context.stale_note(row)
+    stale = f"**{word(context.lang, 'stale')}** · " if context.is_stale(row) else ""
     where = f"{word(context.lang, 'row_of')} {cell(row.location)}"
-    note = f"{where} · {row_environment(record, [row], context.lang)}"
+    note = f"{where} · {cell(row_environment(record, [row], context.lang))}"
     return f"{fence}csv\n{body}{fence}\n\n{stale}{note}\n"
 
 
@@ -118,7 +701,8 @@ def _plot_series(
     return out, x_is_batch, skipped, units or ["FLOP/s"]
 
 
-def _plot(context: Context, group: str, y: str, where: str) -> str:
+def plot(context: Context, group: str, y: str, where: str) -> str:
+    """A log–log chart of the group's latency or throughput."""
     lang = context.lang
     series, x_is_batch, skipped, units = _plot_series(context, group, y, where)
     if not series:
@@ -152,41 +736,149 @@ def _plot(context: Context, group: str, y: str, where: str) -> str:
                       description=described, caption=caption) + "\n"
 
 
-def measurements_view(context: Context, args: Mapping[str, str], where: str) -> str:
-    """``harness:measurements``: one compact table per device type of the group."""
-    return measurements(context, args["group"], device_types_for(context, args["group"]))
+
+_LONG = 48
+"""Texts longer than this open in a note instead of widening the table."""
+_SUMMARY = 30
+"""A note's summary: its first words, up to this many characters, so that a column of
+one record set stays narrow enough for five of them to fit a desktop column."""
 
 
-def plot_view(context: Context, args: Mapping[str, str], where: str) -> str:
-    """``harness:plot``: a log–log chart of the group's latency or throughput."""
-    return _plot(context, args["group"], args["y"], where)
+def _peak(env: Environment, lang: str) -> str:
+    """The peaks by dtype, or «pico desconocido» and why (the rule of
+    :func:`harness.core.peak_rule.peak_gaps`, so a stored peak the rule rejects is not shown)."""
+    gaps = peak_gaps(env)
+    if gaps:
+        why = "; ".join(word(lang, f"peak_gap_{g}") for g in gaps)
+        return f"{word(lang, 'peak_unknown')}: {why}"
+    peaks = ", ".join(f"{d} {throughput_text(v, 'FLOP/s', lang)}"
+                      for d, v in sorted(env.peak.items()))
+    if env.device_key == "cpu" and not env.own_cores:  # rows of 2+ threads get no fraction
+        peaks += f"; {word(lang, 'peak_one_thread')}"
+    return peaks
 
 
-def compare_versions_view(context: Context, args: Mapping[str, str], where: str) -> str:
-    """``harness:compare-versions``: the group's trials across recorded torch builds."""
-    return compare_versions(context, args["group"])
+def _cpu(env: Environment, lang: str) -> str:
+    """The microarchitecture and the OS's maximum clock behind a CPU peak."""
+    if not env.cpu_id:
+        return ""
+    parts = [f"{env.microarchitecture or word(lang, 'peak_gap_no-table')} ({env.cpu_id})"]
+    if env.max_clock_hz > 0:
+        parts.append(f"{decimal(env.max_clock_hz / 1e9, lang)} GHz, {env.max_clock_source}")
+    return " · ".join(parts)
 
 
-def csv_row_view(context: Context, args: Mapping[str, str], where: str) -> str:
-    """``harness:csv-row``: a real recorded row in the article's CSV format."""
-    return _csv_row(context, args["trial"])
+def _threads(record: DeviceRecord, lang: str) -> str:
+    """What the set's CPU threads were, exactly: each trial sets its own count (the rows
+    say which); a set without trials (examples only) ran with its runs' count, which is
+    torch's default when the environment says so; then the machine's logical CPUs."""
+    envs = list(record.environments.values())
+    if record.rows:
+        counts = [row.threads for row in record.rows]
+        text = (f"{threads_text(counts, lang)} "
+                f"{word(lang, 'threads_each' if len(set(counts)) == 1 else 'threads_by_trial')}")
+    else:
+        counts = [e.threads for e in envs]
+        text = threads_text(counts, lang)
+        defaults = {e.extra.get("torch_default_threads") for e in envs}
+        if defaults == {counts[0]} and len(set(counts)) == 1:
+            text += f", {word(lang, 'threads_default')}"
+    cpus = sorted({n for e in envs if isinstance(n := e.extra.get("cpu_count"), int) and n > 0})
+    return text + "".join(f" ({word(lang, 'logical_cpus').format(n=n)})" for n in cpus[-1:])
 
 
-def environment_view(context: Context, args: Mapping[str, str], where: str) -> str:
-    """``harness:environment``: where every record set was made."""
-    return environment_table(context)
+def _shown(record: DeviceRecord) -> list[Environment]:
+    """Every run that produced a figure the site shows (rows, control rows, observations),
+    in order: a set can hold runs from several machines, and each is named."""
+    ids = dict.fromkeys([*(r.run_id for r in [*record.rows, *record.control_rows]),
+                         *(o.run_id for o in record.observations)])
+    return [record.environment_of(i) for i in ids] or [record.environment]
 
 
-def all_columns_view(context: Context, args: Mapping[str, str], where: str) -> str:
-    """``harness:all-columns``: every recorded field of the group's rows, per device type
-    (the article's evidence page holds them, one tap from the table they support)."""
-    group = args["group"]
-    measuring = [r for r in context.records.items if r.rows]
-    parts = []
-    for device_type in device_types_for(context, group):
-        block = all_columns(context, group, [r for r in measuring
-                                             if r.device_type == device_type])
-        if block:
-            parts.append(f'<p class="harness-device"><strong>{word(context.lang, device_type)}'
-                         f"</strong></p>\n{block}")
-    return "\n".join(parts) + "\n" if parts else f"*{word(context.lang, 'missing')}*\n"
+def _each(read: Callable[[Environment], str]) -> Callable[[DeviceRecord, str], str]:
+    return lambda record, lang: " / ".join(dict.fromkeys(
+        v for e in _shown(record) if (v := read(e))))
+
+
+def _tf32(record: DeviceRecord, lang: str) -> str:
+    """float32 matmul precision and whether CUDA may use TF32, for every shown run."""
+    found = []
+    for env in _shown(record):
+        allowed = env.extra.get("cuda_matmul_allow_tf32")
+        flag = word(lang, "env_tf32_unknown" if allowed is None else
+                    "env_tf32_allowed" if allowed else "env_tf32_refused")
+        found.append(f"{env.extra.get('float32_matmul_precision', '—')}; {flag}")
+    return " / ".join(dict.fromkeys(found))
+
+
+def _dates(record: DeviceRecord) -> str:
+    days = sorted({e.date[:10] for e in record.environments.values() if e.date})
+    return days[0] if len(days) == 1 else f"{days[0]} … {days[-1]}" if days else ""
+
+
+_ENV_FIELDS: tuple[tuple[str, Callable[[DeviceRecord, str], str]], ...] = (
+    ("device", _each(lambda e: e.device_name or e.device_key)),
+    ("cpu_model", _each(lambda e: e.cpu_model)),
+    ("env_tf32", _tf32),
+    ("env_threads", _threads),
+    ("platform", lambda r, lang: f"Python {r.environment.python} · {r.environment.platform}"),
+    ("cuda_driver", lambda r, lang: " / ".join(
+        x for x in (r.environment.cuda, r.environment.driver) if x)),
+    ("date", lambda r, lang: _dates(r)),
+    ("microarchitecture", lambda r, lang: _cpu(r.environment, lang)),
+    ("peak_table", lambda r, lang: _peak(r.environment, lang)),
+    ("peak_source", lambda r, lang: peak_source_text(r.environment, lang)),
+    ("memory_field", lambda r, lang: memory_method_text(
+        str(r.environment.extra.get("memory_method", "")), lang)),
+    ("commit", lambda r, lang: r.environment.repo_commit[:12]),
+    ("provenance", lambda r, lang: grade_text(r.provenance, lang)),
+)
+
+
+def _value(text: str, lang: str) -> str:
+    if not text:
+        return "—"
+    if len(text) <= _LONG:  # a short value keeps together: no break at its spaces or "-"
+        return (f'<span class="harness-unbroken">{unbroken(html_text(text))}</span>'
+                if len(text) < 24 else html_text(text))
+    short = html_text(text[:_SUMMARY].rsplit(" ", 1)[0]) + "…"
+    return (f'<details class="harness-note"><summary>{short}</summary>'
+            f"<p>{html_text(text)}</p></details>")
+
+
+def environment_table(context: Context) -> str:
+    """Where every record set was made: one column per record set (torch build × device),
+    one row per field; the fields every set shares listed once under the table.
+    Neighbouring sets that agree share one cell, drawn as one box across their columns
+    (rules between the columns show where it ends, so it never reads as a value beside
+    an empty column); long texts open on a click."""
+    lang = context.lang
+    records = context.records.items
+    if not records:
+        return f"*{word(lang, 'missing')}*\n"
+    head = " ".join(f'<th scope="col">torch {html_text(r.torch_build)}<br>'
+                   f"<code>{html_text(r.device_key)}</code></th>" for r in records)
+    rows, shared = [], []
+    for key, read in _ENV_FIELDS:
+        values = [read(r, lang) for r in records]
+        name = word(lang, key)
+        if len(records) > 1 and len(set(values)) == 1:
+            shared.append(f"<li>{name}: {_value(values[0], lang)}</li>")
+            continue
+        runs: list[list[str]] = []  # neighbours that agree share one cell
+        for value in values:
+            if runs and runs[-1][0] == value:
+                runs[-1].append(value)
+            else:
+                runs.append([value])
+        cells = " ".join(
+            (f'<td colspan="{len(run)}" class="harness-span">' if len(run) > 1 else "<td>")
+            + f"{_value(run[0], lang)}</td>" for run in runs)
+        rows.append(f'<tr><th scope="row">{name}</th> {cells}</tr>')
+    common = (f'<p class="harness-env-common">{word(lang, "same_all_title")}:</p>'
+              f'<ul class="harness-env-common">{"".join(shared)}</ul>' if shared else "")
+    return (f'<div class="harness-scroll" tabindex="0" role="region" '
+            f'aria-label="{word(lang, "environment")}">'
+            f'<table class="harness-table harness-env">'
+            f'<thead><tr><th scope="col">{word(lang, "field")}</th> {head}</tr></thead>'
+            f"<tbody>{' '.join(rows)}</tbody></table></div>{common}\n")

@@ -4,10 +4,13 @@ No torch import.
 ``docs/<slug>.md`` → ``docs/cuadernos/<slug>.ipynb`` (``.en.md`` → ``.en.ipynb``).
 The article's text (without its front matter) becomes Markdown cells, every Python
 include a code cell with the snippet's source and, as its output, what the records
-observed when it ran, with its provenance (:mod:`harness.views.notebook_outputs`);
-every ``harness:observed`` marker a cell listing the analytic expectations to
-compare with. The maintainer's note ("generated, do not edit") is the last cell and
-the notebook's metadata, out of the reader's way.
+observed when it ran (each expected name's value, from the newest CPU build that
+observed the snippet) and a provenance line; every ``harness:observed`` marker a cell
+listing the analytic expectations to compare with. The outputs come from
+``results/``, never from a run, so the freshness check stays deterministic (no date
+of "now"); running the notebook replaces them with the kernel's own. The
+maintainer's note ("generated, do not edit") is the last cell and the notebook's
+metadata, out of the reader's way.
 """
 
 from __future__ import annotations
@@ -18,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import HarnessError
-from harness.core.types import Expectation
+from harness.core.types import Expectation, Observation, Snippet
 from harness.records.claims import evaluate
-from harness.records.store import Records
+from harness.records.store import DeviceRecord, Records, version_key
 from harness.sources.pages import find_includes, find_markers
 from harness.sources.project import Project
 from harness.sources.trials import load_trials
@@ -28,16 +31,9 @@ from harness.text.markdown import cell as markdown_text
 from harness.text.markdown import without_marks
 from harness.text.words import in_lang, word
 from harness.views.claims import render_claim
-from harness.views.notebook_outputs import python_text, recorded_output
 
-__all__ = [
-    "NOTEBOOK_DIR",
-    "build_notebook",
-    "notebook_path",
-    "notebook_text",
-    "out_of_date",
-    "pages_with_code",
-]
+__all__ = ["NOTEBOOK_DIR", "build_notebook", "choose_record", "notebook_path", "notebook_text",
+           "out_of_date", "pages_with_code", "python_text", "recorded_output"]
 
 NOTEBOOK_DIR = "cuadernos"
 _ADMONITION = re.compile(r'^(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+[\w-]+)*(?:\s+"(?P<title>[^"]*)")?\s*$')
@@ -45,24 +41,73 @@ _ADMONITION = re.compile(r'^(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+[\w-]+)*(?:\s+"(?P<t
 _ATTRS = re.compile(r"\{:?\s*(?:[.#][\w-]+|[\w-]+=)[^{}\n]*\}")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n.*?^(?:---|\.\.\.)[ \t]*\n", re.S | re.M)
 _PAGE_LINK = re.compile(r"\]\((?P<page>[\w-]+)(?:\.en)?\.md(?P<anchor>#[\w-]+)?\)")
-_NOTES = {
-    "es": ("Cuaderno generado a partir de `docs/{page}`, de `snippets/` y de `results/`; "
-           "no lo edites a mano: se regenera con `python -m harness notebooks --write`."),
-    "en": ("Notebook generated from `docs/{page}`, `snippets/` and `results/`; do not edit "
-           "it by hand: it is regenerated with `python -m harness notebooks --write`."),
-}
-_OUTPUTS = {
-    "es": ("Las salidas bajo cada celda de código son las registradas en `results/` "
-           "(versión de torch, dispositivo y fecha en su última línea); al ejecutar el "
-           "cuaderno se sustituyen por las tuyas."),
-    "en": ("The outputs under each code cell are those recorded in `results/` (torch "
-           "build, device and date on their last line); running the notebook replaces "
-           "them with yours."),
-}
-_MEASURED = {
-    "es": "*La tabla medida `{what}` está en la página del artículo, con su entorno.*",
-    "en": "*The measured table `{what}` is on the article's page, with its environment.*",
-}
+
+
+def choose_record(records: list[DeviceRecord], snippet_id: str) -> DeviceRecord | None:
+    """The newest CPU build that observed ``snippet_id`` (any device when no CPU did)."""
+    observed = [r for r in records if r.observations_of(snippet_id)]
+    cpu = [r for r in observed if r.device_type == "cpu"] or observed
+    return max(cpu, key=lambda r: (version_key(r.torch_build), r.torch_build, r.device_key),
+               default=None)
+
+
+def python_text(value: Any, *, kind: str = "") -> str:
+    """``value`` (JSON data from a record or an expectation) as ``print(value)`` writes
+    the Python value it stands for: ``True``, ``False``, ``None``, a float as a float
+    (``6.0``, not ``6``), strings inside a list quoted. A top-level text is bare, as
+    ``print`` writes a ``str``, a ``torch.dtype`` or a ``torch.device``; an exception is
+    the last line of its traceback. Floats keep 6 significant digits, as the article's
+    observed block does: a record holds a float32 result as a double
+    (``0.6399999856948853``), with digits the float32 never had."""
+    if kind == "exception" and isinstance(value, dict):
+        return f"{value.get('type')}: {value.get('message', '')}"
+    return str(value) if isinstance(value, str) else _python_repr(value)
+
+
+def _python_repr(value: Any) -> str:
+    if isinstance(value, float):
+        return repr(float(f"{value:.6g}"))
+    if isinstance(value, list):
+        return "[" + ", ".join(_python_repr(item) for item in value) + "]"
+    return repr(value)  # bool, int, None, str: Python's own repr
+
+
+def _value(observation: Observation | None, snippet: Snippet, lang: str) -> str:
+    if observation is None:
+        return f"({word(lang, 'missing')})"
+    text = python_text(observation.value, kind=observation.kind)
+    if observation.kind == "tensor" and observation.dtype:
+        text += f"  # {observation.dtype}"
+    if observation.snippet_sha256 != snippet.sha256:
+        text += f"  ({word(lang, 'stale')})"
+    return text
+
+
+def recorded_output(snippet: Snippet, expectations: list[Expectation],
+                    records: list[DeviceRecord], lang: str) -> dict[str, Any] | None:
+    """An nbformat ``display_data`` output (text/plain) for the cell of ``snippet``,
+    or None when no record observed it. Its metadata repeats the provenance as data."""
+    record = choose_record(records, snippet.id)
+    if record is None or not expectations:
+        return None
+    found = {o.name: o for o in record.observations_of(snippet.id)}
+    width = max(len(e.name) for e in expectations)
+    lines = [f"{e.name:<{width}} = {_value(found.get(e.name), snippet, lang)}"
+             for e in expectations]
+    env = record.environment_of_runs({o.run_id for o in found.values()})
+    device = env.device_name or env.cpu_model or record.device_key
+    where = word(lang, record.device_type) if record.device_type in ("cpu", "cuda") else ""
+    device = f"{where} · {device}" if where and where != device else device
+    date = max((o.date for o in found.values() if o.date), default=env.date)[:10]
+    lines.append(word(lang, "recorded_output").format(
+        build=record.torch_build, device=device, date=date))
+    return {
+        "output_type": "display_data",
+        "data": {"text/plain": [line + "\n" for line in lines[:-1]] + [lines[-1]]},
+        "metadata": {"harness": {"torch_build": record.torch_build,
+                                 "device": record.device_key, "date": date,
+                                 "snippet_sha256": snippet.sha256}},
+    }
 
 
 def notebook_path(page: Path) -> Path:
@@ -124,16 +169,6 @@ def _code_cell(source: str, output: dict[str, Any] | None = None) -> dict[str, A
             "source": source.rstrip("\n").splitlines(keepends=True)}
 
 
-def _number_executed(cells: list[dict[str, Any]]) -> None:
-    """Execution counts, in page order, for the code cells that carry a recorded output,
-    as a kernel that ran the notebook top to bottom numbers them (``In [1]:``, ``In [2]:``
-    on the page and in Jupyter). A cell no record observed keeps ``None`` (``In [ ]:``):
-    nothing says it ran."""
-    executed = (c for c in cells if c["cell_type"] == "code" and c["outputs"])
-    for count, executed_cell in enumerate(executed, start=1):
-        executed_cell["execution_count"] = count
-
-
 def _expected(expectation: Expectation, lang: str) -> str:
     """What an expectation asserts, written as Python writes it (``True``, ``6.0``), or
     for a ``raises`` one the exception's type and the stable part of its message."""
@@ -186,7 +221,7 @@ def build_notebook(project: Project, page: Path, records: Records) -> dict[str, 
             note = without_marks(render_claim(claim, lang, marker.location))
         else:
             what = marker.args.get("group") or marker.args.get("trial") or marker.kind
-            note = _MEASURED[lang].format(what=what)
+            note = word(lang, "notebook_measured", what=what)
         spans.append((marker.start, marker.end, note))
     cells: list[dict[str, Any]] = []
     position = front.end() if front else 0
@@ -208,10 +243,14 @@ def build_notebook(project: Project, page: Path, records: Records) -> dict[str, 
     pending += text[position:]
     if _plain_markdown(pending, depth):
         cells.append(_markdown_cell(_plain_markdown(pending, depth)))
-    _number_executed(cells)
-    note = _NOTES[lang].format(page=page.name)
-    if any(c["cell_type"] == "code" and c["outputs"] for c in cells):
-        note += " " + _OUTPUTS[lang]
+    # Code cells with a recorded output are numbered as a kernel running the notebook top
+    # to bottom numbers them; one no record observed keeps None (``In [ ]:``).
+    executed = [c for c in cells if c["cell_type"] == "code" and c["outputs"]]
+    for count, executed_cell in enumerate(executed, start=1):
+        executed_cell["execution_count"] = count
+    note = word(lang, "notebook_note", page=page.name)
+    if executed:
+        note += " " + word(lang, "notebook_outputs")
     cells.append(_markdown_cell(f"---\n\n<small>{note}</small>"))
     return {
         "cells": cells,

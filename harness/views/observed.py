@@ -15,7 +15,6 @@ raw HTML with ``markdown="1"`` (md_in_html) so the derivations stay Markdown.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from harness.core.compare import compare, format_value
@@ -24,22 +23,13 @@ from harness.records.store import DeviceRecord, version_key
 from harness.text.markdown import cell, code, html_text
 from harness.text.numbers import scientific
 from harness.text.words import in_lang, word
-from harness.views.html_table import Cell, Row, html_table
+from harness.views.html_table import Cell, Row, breakable, html_table
 
-__all__ = ["ObservedBlock", "breakable", "environment_line", "render_observed", "render_unchecked"]
+__all__ = ["ObservedBlock", "render_observed", "render_unchecked"]
+
 
 _MESSAGE = 90
 """Characters of an exception message shown in the cell (the rest in its tooltip)."""
-
-
-def environment_line(record: DeviceRecord, lang: str, *, snippet: str, date: str = "") -> str:
-    """torch build, device, threads and date of the runs that observed ``snippet`` (``date``
-    overrides the run's own)."""
-    env = record.environment_of_runs({o.run_id for o in record.observations_of(snippet)})
-    where = env.device_name or env.cpu_model or record.device_key
-    threads = word(lang, "thread" if env.threads == 1 else "threads_word")
-    return (f"torch {cell(env.torch_build)} · {cell(where)} · {env.threads} {threads}"
-            f" · {cell((date or env.date)[:10])}")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -47,13 +37,6 @@ class ObservedBlock:
     markdown: str
     stale: list[str]
     """One message for all of a snippet's stale observations, naming each file and line."""
-
-
-def breakable(code_html: str) -> str:
-    """``<code>`` from :func:`harness.text.markdown.code` that may wrap after ``/`` and
-    ``_`` (a snippet id, a long name on a phone), and nowhere inside a word."""
-    inner = code_html.removeprefix("<code>").removesuffix("</code>")
-    return "<code>" + re.sub(r"([/_])", r"\1<wbr>", inner) + "</code>"
 
 
 def _value(observation: Observation) -> str:
@@ -177,12 +160,15 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
                             f"{', '.join(cell(f) for f in failed)}.")
         body.append("")
         for record in columns:
-            dates = [o.date for o in record.observations_of(snippet.id) if o.date]
-            where = environment_line(record, lang, snippet=snippet.id,
-                                     date=max(dates, default=""))
+            observed = record.observations_of(snippet.id)
+            dates = [o.date for o in observed if o.date]
+            env = record.environment_of_runs({o.run_id for o in observed})
+            where = env.device_name or env.cpu_model or record.device_key
+            threads = word(lang, "thread" if env.threads == 1 else "threads_word")
             # A snippet id is short enough for a phone's line: no break points (each
             # <wbr> is an element, and Medir's DOM stays under 1,500; issue 28).
-            body.append(f"- {where} · "
+            body.append(f"- torch {cell(env.torch_build)} · {cell(where)} · {env.threads} "
+                        f"{threads} · {cell((max(dates, default='') or env.date)[:10])} · "
                         f"{word(lang, 'snippet')} {code(snippet.id)} "
                         f"{code('sha256:' + snippet.sha256[:12])}")
     else:

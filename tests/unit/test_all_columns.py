@@ -24,8 +24,7 @@ from harness.core.rows import CSV_HEADER
 from harness.records.store import DeviceRecord, Records, format_rows, load_all
 from harness.sources.trials import load_trials, workload_sources
 from harness.text.words import LANGS, catalogue
-from harness.views.all_columns import CSV_ONLY, SHOWN, all_columns
-from harness.views.measured_context import Context
+from harness.views.measured import CSV_ONLY, SHOWN, Context, all_columns
 
 NBSP = "\u00a0"
 _HREF = re.compile(r'href="data:text/csv;charset=utf-8,([^"]*)"')

@@ -22,7 +22,7 @@ from harness.records.drift import Drift, Setup, Verdict
 from harness.records.drift_stats import runs_needed, timing_verdict
 from harness.sources.trials import load_trials
 from harness.text.drift_words import DRIFT_WORDS
-from harness.text.ratios import ratio_texts
+from harness.text.numbers import ratio_texts
 from harness.views.drift import drift_markdown, trial_labels
 
 BUILDS = ("2.13.0+cpu", "2.14.1+cu130")

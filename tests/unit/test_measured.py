@@ -245,7 +245,7 @@ def test_site_tables_read_the_records_that_made_their_figures() -> None:
 def test_a_first_call_from_a_fresh_process_sits_beside_the_median(specs) -> None:
     from harness.core.rows import TrialRow
     from harness.core.types import Environment
-    from harness.views.measured_row import compact_cells
+    from harness.views.measured import compact_cells
 
     spec = next(iter(specs.values()))
     row = TrialRow(trial=spec.name, torch_build="2.13", device="cpu", dtype="float32",

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from harness.views.notebook_outputs import python_text
+from harness.views.notebooks import python_text
 
 
 def printed(value: Any) -> str:

@@ -23,7 +23,7 @@ from harness.run.peaks import (
     own_cores,
     parse_cpuinfo,
 )
-from harness.views.measured_row import compact_cells
+from harness.views.measured import compact_cells
 
 CPUINFO = SAMPLES / "cpuinfo"
 

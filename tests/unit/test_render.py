@@ -9,8 +9,7 @@ from harness.core.types import Environment, Expectation, Observation, Snippet
 from harness.records.store import DeviceRecord, Records
 from harness.text.markdown import cell, code
 from harness.text.numbers import decimal
-from harness.views.environment import environment_table
-from harness.views.measured_context import Context, threads_text
+from harness.views.measured import Context, environment_table, threads_text
 from harness.views.observed import render_observed
 
 SNIPPET = Snippet(id="p/s", path=Path("snippets/p/s.py"), sha256="a" * 64)
@@ -65,7 +64,7 @@ def test_all_holding_shows_its_values_and_folds_derivation_and_provenance() -> N
 
 
 def test_long_identifiers_break_only_after_slash_and_underscore() -> None:
-    from harness.views.observed import breakable
+    from harness.views.html_table import breakable
     assert breakable(code("backward/segundo_paso")) == "<code>backward/<wbr>segundo_<wbr>paso</code>"
     assert breakable(code("a<b>")) == "<code>a&lt;b&gt;</code>"
 

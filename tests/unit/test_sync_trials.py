@@ -18,8 +18,7 @@ from harness.core.rows import TrialRow
 from harness.core.types import Environment, TrialExpectation, TrialSpec
 from harness.records.store import DeviceRecord, Records
 from harness.sources.trials import load_trials, spec_sha256, workload_sources
-from harness.views.measured_context import Context
-from harness.views.measured_tables import device_types_for, measurements
+from harness.views.measured import Context, measurements
 
 HOST, SYNCED, EVENTS = (f"sync_calls_4096_float32_{c}" for c in ("host", "synchronized", "events"))
 GPU = "cuda-nvidia-h200"
@@ -56,7 +55,7 @@ def gpu_records(rows: list[TrialRow], **env: object) -> Records:
 def render(records: Records, specs: dict[str, TrialSpec], group: str = "sync_calls",
            lang: str = "es") -> tuple[str, list[str]]:
     context = Context(records=records, specs=specs, lang=lang, sources=workload_sources())
-    return measurements(context, group, device_types_for(context, group)), context.stale_messages()
+    return measurements(context, group), list(context.stale)
 
 
 def test_the_three_clocks_are_declared_with_typed_expectations(specs) -> None:
