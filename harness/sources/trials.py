@@ -33,6 +33,7 @@ __all__ = [
     "WORKLOADS_FILE",
     "load_trials",
     "shape_text",
+    "spec_fields",
     "spec_sha256",
     "workload_names",
     "workload_sources",
@@ -112,6 +113,13 @@ def workload_sources(*, workloads: Path = WORKLOADS_FILE) -> dict[str, str]:
     return result
 
 
+def spec_fields(spec: TrialSpec) -> dict[str, Any]:
+    """The declared fields :func:`spec_sha256` hashes (docs/assets/medir.py embeds them)."""
+    # The expectation is a claim about the result, not part of the work measured.
+    return {f.name: getattr(spec, f.name) for f in dataclasses.fields(spec)
+            if f.name not in ("location", "expect")}
+
+
 def spec_sha256(spec: TrialSpec, *, sources: dict[str, str] | None = None) -> str:
     """Hash of the declared fields and of the workload's source text.
 
@@ -119,13 +127,8 @@ def spec_sha256(spec: TrialSpec, *, sources: dict[str, str] | None = None) -> st
     hashing many specs; the location is left out, since moving a table in the
     file does not change what is measured.
     """
-    # The expectation is a claim about the result, not part of the work measured.
-    fields = {
-        f.name: getattr(spec, f.name) for f in dataclasses.fields(spec)
-        if f.name not in ("location", "expect")
-    }
     code = (sources if sources is not None else workload_sources()).get(spec.workload, "")
-    text = json.dumps(fields, sort_keys=True, default=list) + "\n" + code
+    text = json.dumps(spec_fields(spec), sort_keys=True, default=list) + "\n" + code
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
