@@ -107,9 +107,9 @@ def reader_box_html(site: Any, lang: str) -> str:
         f'{words["reader_contribute"].format(link=contributing)}</p>'
         f'<textarea id="{ident}-input" rows="6" spellcheck="false" autocomplete="off" '
         f'autocapitalize="off" aria-describedby="{ident}-help {ident}-status"></textarea>'
-        f'<p class="harness-reader-buttons"><button type="button" class="md-button '
-        f'md-button--primary" id="{ident}-show">{html_text(words["reader_show"])}</button> '
-        f'<button type="button" class="md-button" id="{ident}-clear">'
+        f'<p class="harness-reader-buttons"><button type="button" '
+        f'id="{ident}-show">{html_text(words["reader_show"])}</button> '
+        f'<button type="button" id="{ident}-clear">'
         f'{html_text(words["reader_clear"])}</button></p>'
         f'<div id="{ident}-status" role="status" aria-live="polite"></div></div>\n')
 
