@@ -82,8 +82,8 @@ def _data(site: Any, lang: str) -> dict[str, Any]:
             "tabs": device_types_for(context, GROUP), "chart": f"harness-plot-{GROUP}-throughput",
             "columns": {words[k]: k for k in ("torch", "latency_short", "throughput",
                                               "peak_short", "memory", "quality_short")},
-            "words": {k.removeprefix("reader_"): v for k, v in words.items()
-                      if k.startswith("reader_")}}
+            "words": {k: words["reader_" + k] for k in
+                      (k.removeprefix("reader_") for k in words if k.startswith("reader_"))}}
 
 
 def reader_box_html(site: Any, lang: str) -> str:
