@@ -177,8 +177,8 @@
   function addMarks(rows, data) {
     var figure = document.getElementById(data.chart);
     if (!figure || !rows.length) { return; }
-    var axes = figure.getAttribute("data-log-axes").split(" ").map(Number);
     var area = figure.querySelector(".harness-plot-area");
+    var axes = area.getAttribute("data-log-axes").split(" ").map(Number);
     var notes = [];
     rows.forEach(function (row) {
       var trial = data.trials[row.trial];

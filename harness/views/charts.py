@@ -227,15 +227,15 @@ def line_chart(series: list[Series], *, title: str, x_label: str, y_label: str,
     crowded = len(x_ticks) > 6  # a phone shows every other x label (harness.css)
     odd, ident = ' class="harness-odd"', html_text(element_id)
     return "".join([
-        # The log10 bounds of both axes, for a reader's own marks (docs/assets/medir.js).
-        f'<figure class="harness-chart" id="{ident}" data-log-axes="{xs[0]:.6g} {xs[1]:.6g} '
-        f'{ys[0]:.6g} {ys[1]:.6g}"><div class="harness-chart-box" '
+        f'<figure class="harness-chart" id="{ident}"><div class="harness-chart-box" '
         f'role="img" aria-label="{html_text(title)}" aria-describedby="{ident}-desc">',
         f'<p class="harness-axis-y">{html_text(y_label)}</p><div class="harness-chart-grid">',
         '<ol class="harness-ticks-y">',
         *(f'<li style="--y:{_at(t, ys):.2f}%">{html_text(s)}</li>'
           for t, s in zip(y_ticks, y_texts, strict=True)),
-        '</ol><div class="harness-plot-area"><svg viewBox="0 0 100 100" '
+        # The log10 bounds of both axes, for a reader's own marks (docs/assets/medir.js).
+        f'</ol><div class="harness-plot-area" data-log-axes="{xs[0]:.6g} {xs[1]:.6g} '
+        f'{ys[0]:.6g} {ys[1]:.6g}"><svg viewBox="0 0 100 100" '
         f'preserveAspectRatio="none" aria-hidden="true"><path class="harness-grid" d="{grid}"/>',
         *lines, "</svg>", *marks, '</div><ol class="harness-ticks-x">',
         *(f'<li style="--x:{_at(t, xs):.2f}%"{odd if crowded and i % 2 else ""}>'
