@@ -106,7 +106,13 @@
   }
 
   function number(value, lang) {
-    return new Intl.NumberFormat(lang, { maximumSignificantDigits: 3 }).format(value);
+    return new Intl.NumberFormat(lang, { minimumSignificantDigits: 3, maximumSignificantDigits: 3 }).format(value);
+  }
+
+  function exponent(value, lang) {
+    // 2,9e-7 as the site's tables write it: the page's decimal mark, one decimal.
+    var mark = (1.5).toLocaleString(lang).charAt(1);
+    return value.toExponential(1).replace(".0e", "e").replace(".", mark);
   }
 
   function scaled(value, steps, lang) {
@@ -129,8 +135,8 @@
       throughput: scaled(Number(row.throughput), [[1e12, "TFLOP/s"], [1e9, "GFLOP/s"], [1e6, "MFLOP/s"], [1, "FLOP/s"]], lang),
       peak_short: "—",
       memory: row.memory ? scaled(Number(row.memory), [[1048576, "MiB"], [1024, "KiB"], [1, "B"]], lang) : "—",
-      quality_short: (passes ? "✓ " : "✗ ") + Number(row.quality_error).toExponential(1)
-        + (passes ? "" : " > " + trial.tolerance),
+      quality_short: (passes ? "✓ " : "✗ ") + exponent(Number(row.quality_error), lang)
+        + (passes ? "" : " > " + exponent(trial.tolerance, lang)),
     };
   }
 
@@ -164,9 +170,11 @@
     model.querySelectorAll("td").forEach(function (cell) {
       var td = cell.cloneNode(false);
       var key = data.columns[cell.getAttribute("data-label")];
-      if (first) { td.appendChild(tag(data)); td.appendChild(document.createTextNode(" · ")); first = false; }
-      td.appendChild(document.createTextNode(key in shown ? shown[key] : "—"));
-      if (key === "torch") { td.appendChild(document.createTextNode(" · " + row.device)); }
+      var content = document.createElement("span");  // one piece beside a phone's label
+      if (first) { content.appendChild(tag(data)); first = false; }
+      content.appendChild(document.createTextNode((key in shown ? shown[key] : "—")
+                                                  + (key === "torch" ? " · " + row.device : "")));
+      td.appendChild(content);
       tr.appendChild(td);
     });
     if (head) { head.rowSpan = head.rowSpan + 1; }
