@@ -130,8 +130,8 @@
     var passes = row.quality_pass === "true";
     return {
       torch: row.torch_build,
-      latency_short: scaled(Number(row.latency), [[1, "s"], [1e-3, "ms"], [1e-6, "µs"], [1e-9, "ns"]], lang)
-        + (row.iqr_over_median ? " · IQR " + number(100 * Number(row.iqr_over_median), lang) + " %" : ""),
+      latency_short: scaled(Number(row.latency), [[1, "s"], [1e-3, "ms"], [1e-6, "µs"], [1e-9, "ns"]], lang),
+      spread: row.iqr_over_median ? "IQR " + number(100 * Number(row.iqr_over_median), lang) + " %" : "",
       throughput: scaled(Number(row.throughput), [[1e12, "TFLOP/s"], [1e9, "GFLOP/s"], [1e6, "MFLOP/s"], [1, "FLOP/s"]], lang),
       peak_short: "—",
       memory: row.memory ? scaled(Number(row.memory), [[1048576, "MiB"], [1024, "KiB"], [1, "B"]], lang) : "—",
@@ -164,7 +164,7 @@
     var head = group[0].querySelector("th[rowspan]");
     var model = group[group.length - 1];
     var tr = document.createElement("tr");
-    tr.className = "harness-reader-row";
+    tr.className = "harness-reader-row" + (row.quality_pass === "true" ? "" : " harness-fail");
     tr.title = row.trial;
     var shown = texts(row, data), first = true;
     model.querySelectorAll("td").forEach(function (cell) {
@@ -174,6 +174,12 @@
       if (first) { content.appendChild(tag(data)); first = false; }
       content.appendChild(document.createTextNode((key in shown ? shown[key] : "—")
                                                   + (key === "torch" ? " · " + row.device : "")));
+      if (key === "latency_short" && shown.spread) {  // as the site's cells: smaller, apart
+        var spread = document.createElement("span");
+        spread.className = "harness-spread";
+        spread.textContent = " " + shown.spread;
+        content.appendChild(spread);
+      }
       td.appendChild(content);
       tr.appendChild(td);
     });
@@ -200,7 +206,7 @@
       mark.style.setProperty("--x", Math.min(100, Math.max(0, x)).toFixed(2) + "%");
       mark.style.setProperty("--y", Math.min(100, Math.max(0, y)).toFixed(2) + "%");
       mark.title = note;
-      mark.appendChild(star());
+      mark.appendChild(star(row.quality_pass !== "true"));
       area.appendChild(mark);
       notes.push(note);
     });
@@ -219,8 +225,10 @@
     desc.appendChild(extra);
   }
 
-  function star() {
+  function star(hollow) {
+    // Filled, or hollow where the row fails its tolerance (as the site's marks).
     var svg = document.createElementNS(SVG, "svg");
+    if (hollow) { svg.setAttribute("class", "harness-hollow"); }
     svg.setAttribute("viewBox", "-6 -6 12 12");
     svg.setAttribute("aria-hidden", "true");
     var path = document.createElementNS(SVG, "path");
