@@ -6,7 +6,7 @@ in a subprocess on a small trial; its rows must land in Medir's matmul table and
 marked as the reader's, and survive a reload until cleared. Rows that are wrong (another
 trial's work, a missing field, a negative latency, hostile text) get a message naming
 their line and field, and nothing of them becomes markup. axe-core judges the page with
-the box empty and filled, on a desktop and on a phone with touch.
+the box empty and filled (in both palettes), on a desktop and on a phone with touch.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from tests.browser.browsing import switch_palette
 from tests.browser.test_accessibility import AXE, _axe, _known
 
 pytestmark = pytest.mark.browser
@@ -171,5 +172,7 @@ def test_axe_with_the_box_empty_and_filled(browser: Any, site_url: str, printed:
     if phone:  # nothing wider than the phone's screen
         assert tab.evaluate("document.documentElement.scrollWidth") <= 390
     filled = _severe(tab, phone)
+    switch_palette(tab, "slate")  # and in the dark palette
+    filled += [f"slate: {problem}" for problem in _severe(tab, phone)]
     context.close()
     assert not empty and not filled, "\n".join(["empty:", *empty, "filled:", *filled])
