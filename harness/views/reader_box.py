@@ -99,7 +99,11 @@ def reader_box_html(site: Any, lang: str) -> str:
     contributing = (f'<a href="{html_text(repo.removesuffix("/docs"))}/CONTRIBUTING.md#recording">'
                     "CONTRIBUTING.md</a>" if site.colab else "<code>CONTRIBUTING.md</code>")
     ident = "harness-reader"
+    # A Markdown link: MkDocs makes it relative to each language's page.
+    download = words["reader_download"].format(link=f"[`medir.py`]({SCRIPT.removeprefix('docs/')})"
+                                                    "{ download }")
     return (
+        f"{download}\n\n"
         f'<div class="harness-reader" id="{ident}">'
         f'<script type="application/json" id="{ident}-data">{data}</script>'
         f'<label for="{ident}-input">{html_text(words["reader_label"])}</label>'

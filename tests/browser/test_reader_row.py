@@ -135,9 +135,14 @@ def test_bad_rows_get_their_message_and_no_markup(open_page: Any, printed: str) 
     assert not dialogs
 
 
-def test_english_page(open_page: Any, printed: str) -> None:
+def test_english_page_by_keyboard(open_page: Any, printed: str) -> None:
     tab = open_page("en/" + PAGE)
-    status = _paste(tab, printed)
+    tab.focus("#harness-reader-input")
+    tab.keyboard.insert_text(printed)
+    tab.keyboard.press("Tab")  # the first button, pressed from the keyboard
+    assert tab.evaluate("document.activeElement.id") == "harness-reader-show"
+    tab.keyboard.press("Enter")
+    status = str(tab.inner_text("#harness-reader-status"))
     assert "2 of your rows are shown" in status, status
     assert "your measurement, not recorded by the site" in _reader_rows(tab).first.inner_text()
 
