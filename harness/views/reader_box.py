@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -46,10 +47,17 @@ def generated_part(specs: dict[str, TrialSpec], sources: dict[str, str]) -> str:
     workloads = {s.workload for s in chosen}
     if len(workloads) != 1:
         raise HarnessError(f"{SCRIPT}: group {GROUP!r} must use one workload, not {workloads}")
-    lines = ",\n".join(f"{json.dumps(s.name)}: {json.dumps(spec_fields(s), sort_keys=True)}"
+    # One trial per paragraph, wrapped at the spaces JSON puts between items (no value
+    # here holds a space; tests/unit/test_reader_box.py reads the table back).
+    def wrap(text: str) -> str:
+        return "\n ".join(textwrap.wrap(text, width=96, break_long_words=False,
+                                        break_on_hyphens=False))
+
+    lines = ",\n".join(wrap(f"{json.dumps(s.name)}: {json.dumps(spec_fields(s), sort_keys=True)}")
                        for s in chosen)
-    return (f'{_BEGIN}HEADER = "{",".join(CSV_HEADER)}"\nTRIALS = json.loads(r"""{{\n{lines}\n'
-            f'}}""")\n\n# [start:workload]\n{sources[workloads.pop()]}\n# [end:workload]\n{_END}')
+    return (f'{_BEGIN}HEADER = ",".join("""\n {wrap(" ".join(CSV_HEADER))}\n""".split())\n'
+            f'TRIALS = json.loads(r"""{{\n{lines}\n}}""")\n\n'
+            f"# [start:workload]\n{sources[workloads.pop()]}\n# [end:workload]\n{_END}")
 
 
 def _split(text: str) -> tuple[int, int]:
