@@ -83,6 +83,8 @@ def _data(site: Any, lang: str) -> dict[str, Any]:
     context = Context(records=site.records, specs=site.specs, lang=lang, sources=site.sources)
     trials = {s.name: {"dtype": s.dtype, "shape": "x".join(map(str, s.shape)), "batch": s.batch,
                        "threads": s.threads, "tolerance": s.tolerance, "x": s.shape[0],
+                       # matmul's FLOP per call, as workloads.matmul counts them: the
+                       # page checks throughput = flops / latency (a row in other units fails).
                        "flops": 2.0 * s.shape[0] * s.shape[1] * s.shape[0],
                        "spec_sha256": spec_sha256(s, sources=site.sources)}
               for s in _specs(site.specs)}
