@@ -62,8 +62,7 @@ def _own_cpu(stat: str) -> tuple[int, float]:
 def tree_cpu_seconds(command: list[str], *, cwd: Path, env: dict[str, str]) -> float:
     """CPU seconds of ``command`` and every process under it, sampled from /proc every
     50 ms (a floor: the last 50 ms of each process can be missed). Sampled, not
-    getrusage: the page runner's fork server is never waited for, so its page
-    processes would not count."""
+    getrusage: a process that is never waited for would not count."""
     process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True)
     seen: dict[tuple[int, str], float] = {}

@@ -130,8 +130,7 @@ def outcomes(junit: Path) -> dict[str, str]:
 FAMILIES = (
     ("Chromium", ("chrom", "/proc/self/exe")),  # renderers re-execute /proc/self/exe
     ("Playwright driver", ("playwright", "node ")),
-    ("page examples (fork servers, pages)",
-     ("multiprocessing.forkserver", "multiprocessing.spawn")),
+    ("page examples (page processes)", ("harness/run/page.py",)),
     ("record command", ("harness record",)),
     ("notebook kernel", ("ipykernel",)),
     ("mkdocs builds and serve", ("mkdocs",)),

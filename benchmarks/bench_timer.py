@@ -39,7 +39,7 @@ def harness_latency(device: object, environment: object, min_run_time: float) ->
         environment=environment,  # type: ignore[arg-type]
         spec_hash=spec_sha256(spec),
         min_run_time=min_run_time,
-    )
+    ).row
     if row.error or row.latency is None:
         raise SystemExit(f"{TRIAL} failed: {row.error or 'no latency'}")
     return row.latency

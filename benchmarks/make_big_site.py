@@ -17,6 +17,7 @@ import argparse
 import dataclasses
 import datetime
 import re
+import secrets
 import shutil
 import sys
 from pathlib import Path
@@ -25,13 +26,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from support import copy_project  # noqa: E402
 
 from harness.records.commit import commit_set
+from harness.records.provenance import vouch
 from harness.records.store import SetPaths, load_all, read_observations
 
 __all__ = ["ARTICLES", "make_big_site"]
 
 ROOT = Path(__file__).resolve().parent.parent
 #: What a build of the site reads (the harness itself is the installed package).
-SITE = ("docs", "snippets", "results", "overrides", "mkdocs.yml")
+SITE = ("docs", "snippets", "trials", "results", "overrides", "mkdocs.yml")
 
 
 def articles(root: Path = ROOT) -> list[str]:
@@ -70,7 +72,7 @@ def _copy_article(root: Path, slug: str, new: str) -> None:
 
 def _record_copies(examples: Path, slug: str, new: str) -> None:
     """The article's observations under its new slug, written the way a run writes them
-    (commit_set, as a run of their own, with its digest): appending them to the original
+    (commit_set, as a run of their own, then vouched for): appending them to the original
     runs would be a hand edit, which the build rightly refuses."""
     key = examples.name.removesuffix(".examples.jsonl")
     paths = SetPaths.of(examples.parent.parent, examples.parent.name, key)
@@ -80,13 +82,15 @@ def _record_copies(examples: Path, slug: str, new: str) -> None:
         return
     record = next(r for r in load_all(examples.parent.parent).items
                   if r.torch_build == examples.parent.name and r.device_key == key)
-    run = f"{observed[0].run_id}-{new}"
-    now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    started = datetime.datetime.now(datetime.UTC)
+    run = f"{started:%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
+    now = started.isoformat(timespec="seconds")
     environment = dataclasses.replace(record.environment_of(observed[0].run_id), run_id=run,
                                       date=now, digest={}, trials=())
     commit_set(paths, environment=environment, observations=[
         dataclasses.replace(o, snippet=_renamed(o.snippet, slug, new), run_id=run, date=now)
         for o in observed])
+    vouch(paths.folder.parent, paths.folder.name, key)  # as a person would after a run
 
 
 def make_big_site(target: Path, *, articles: int) -> Path:

@@ -2,7 +2,7 @@
 runs a busy loop, as a busy 2-core CI machine or a contributor's laptop would.
 
 Every run must pass: a failure here is spurious (the pages pass on a quiet machine), and
-that is what made `make test` flaky once (see tests/unit/test_sandbox.py). Prints each
+that is what made `make test` flaky once, when the hang limit was short. Prints each
 run's wall time and the count of spurious failures; exits 1 if there was one.
 A script, not a timed test:
 

@@ -33,9 +33,9 @@ NOTEBOOK_OPTIONS = {
     "custom_mathjax_url": "", "toc_depth": 6, "ignore_h1_titles": True,
 }
 #: What a copy of the project needs to build and to run its page examples.
-COPIED = ("docs", "snippets", "results", "overrides", "mkdocs.yml", "conftest.py")
+COPIED = ("docs", "snippets", "trials", "results", "overrides", "mkdocs.yml", "conftest.py")
 #: What a copy of the project needs to be served (`mkdocs serve` runs its harness plugin).
-SERVED = ("docs", "snippets", "results", "overrides", "harness", "mkdocs.yml")
+SERVED = ("docs", "snippets", "trials", "results", "overrides", "harness", "mkdocs.yml")
 #: Debian's Chromium, headless, as the browser tests and the serve benchmark drive it.
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -124,29 +124,10 @@ def without_torch(folder: Path) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(folder)}
 
 
-def reseal(csv: Path) -> None:
-    """Recompute the digests of the record set that holds ``csv``, as the record command
-    would have written them: a fault that puts hostile text into a record (markup in an
-    error message) must meet the views, not the check that the record was hand-edited."""
-    import dataclasses
-    import json
+def reseal(record: Path) -> None:
+    """Vouch for the record set that holds ``record`` as it now is, as a person does with
+    ``publish add`` after a run: a fault that puts hostile text into a record (markup in
+    an error message) must meet the views, not the check that no one vouched for it."""
+    from harness.records.provenance import vouch
 
-    from harness.records.digest import run_digest
-    from harness.records.envjson import read_environments
-    from harness.records.rows import parse_rows
-    from harness.records.store import read_observations
-
-    key = csv.name.removesuffix(".csv")
-    env_path = csv.with_name(f"{key}.env.json")
-    control = csv.with_name(f"{key}.control.csv")
-    observed = csv.with_name(f"{key}.examples.jsonl")
-    rows = parse_rows(csv.read_text(encoding="utf-8"), csv)
-    control_rows = parse_rows(control.read_text(encoding="utf-8"), control) if control.exists() else []
-    observations = [o for _, o in read_observations(observed, observed)] if observed.exists() else []
-    envs = read_environments(env_path, env_path)
-    sealed = {k: dataclasses.replace(v, digest=run_digest(
-        v, rows=rows, control_rows=control_rows, observations=observations)) if v.digest else v
-        for k, v in envs.items()}
-    env_path.write_text(json.dumps({"runs": {k: dataclasses.asdict(v) for k, v in
-                                             sorted(sealed.items())}},
-                                   indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+    vouch(record.parent.parent, record.parent.name, record.name.split(".", 1)[0])

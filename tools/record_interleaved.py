@@ -2,12 +2,15 @@
 
 A difference between two torch builds means something only if the machine did not
 change between their measurements. So this records the builds the way a comparison
-needs: in one session (one ``HARNESS_RECORD_SESSION``), trial group by trial group, each
-group measured for every build in turn (A B …, then the control: A again), each run in
-a process of its own, the order rotated from group to group so no build always goes
-first. The control run goes to ``<device>.control.csv`` of the first build
-(``record --control``); the drift report reads its difference from the main run as the
-noise floor. The examples are observed once per build.
+needs: in one session (one ``HARNESS_RECORD_SESSION``), trial by trial, each trial
+measured for every build in turn (A B …, then the control: A again), the order rotated
+from trial to trial so no build always goes first. Each record call measures the trial in
+``[method] runs`` fresh processes (the drift verdict's unit), so the windows of A, B and
+A again are adjacent, seconds apart: what drifts on the machine between them shows as
+the trial's own noise floor, the control's difference from the main run
+(``<device>.control.csv``, ``record --control``). With ``--instructions`` callgrind counts
+instructions per call beside time for the trials ``[method]`` names, in every build and
+in the control. The examples are observed once per build.
 
     python tools/record_interleaved.py .venv/bin/python .venv-torch__2.14.1/bin/python
 
@@ -27,16 +30,14 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-TRIALS = ROOT / "harness" / "trials.toml"
+TRIALS = ROOT / "trials" / "trials.toml"
 
 
-def groups(*, device: str, mode: str) -> list[str]:
-    """The trial groups that apply to ``device``, in file order."""
-    found: dict[str, None] = {}
-    for trial in tomllib.loads(TRIALS.read_text(encoding="utf-8")).get("trial", []):
-        if device in trial.get("devices", [device]) and (mode == "full" or trial.get("quick")):
-            found.setdefault(trial.get("group", ""), None)
-    return [g for g in found if g]
+def trials(*, device: str, mode: str, groups: list[str] | None = None) -> list[str]:
+    """The trials that apply to ``device`` (of ``groups``, if given), in file order."""
+    return [t["name"] for t in tomllib.loads(TRIALS.read_text(encoding="utf-8")).get("trial", [])
+            if device in t.get("devices", [device])
+            and (t.get("group") in groups if groups else mode == "full" or t.get("quick"))]
 
 
 def _record(python: str, args: list[str], env: dict[str, str]) -> None:
@@ -54,9 +55,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="only trials marked quick")
     parser.add_argument("--groups", nargs="+", help="only these trial groups")
     parser.add_argument("--no-control", action="store_true", help="skip the control runs")
+    parser.add_argument("--no-examples", action="store_true",
+                        help="skip observing the examples (a trial of the method)")
     parser.add_argument("--results", help="records folder (default: the checkout's)")
     parser.add_argument("--quiet-guard", action="store_true",
                         help="passed on to record: wait for quiet CPUs before each trial")
+    parser.add_argument("--instructions", action="store_true",
+                        help="passed on to record: count instructions with callgrind")
+    parser.add_argument("--runs", type=int, help="passed on to record: runs per trial")
+    parser.add_argument("--min-run-time", help="passed on to record: seconds per run")
     args = parser.parse_args(argv)
     mode = "quick" if args.quick else "full"
     session = (datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%SZ") + "-"
@@ -65,17 +72,20 @@ def main(argv: list[str] | None = None) -> int:
     common = ["--device", args.device, f"--{mode}"]
     common += ["--results", args.results] if args.results else []
     common += ["--quiet-guard"] if args.quiet_guard else []
+    common += ["--runs", str(args.runs)] if args.runs else []
+    common += ["--min-run-time", args.min_run_time] if args.min_run_time else []
+    counted = ["--instructions"] if args.instructions else []
     print(f"session {session}: {len(args.pythons)} builds", flush=True)
-    for python in args.pythons:
+    for python in [] if args.no_examples else args.pythons:
         _record(python, [*common, "--only", "examples"], env)
-    chosen = args.groups or groups(device=args.device, mode=mode)
-    for turn, group in enumerate(chosen):
+    chosen = trials(device=args.device, mode=mode, groups=args.groups)
+    for turn, trial in enumerate(chosen):
         shift = turn % len(args.pythons)
         order = args.pythons[shift:] + args.pythons[:shift]
         for python in order:
-            _record(python, [*common, "--only", "trials", "--groups", group], env)
+            _record(python, [*common, *counted, "--only", "trials", "--trials", trial], env)
         if not args.no_control:
-            _record(args.pythons[0], [*common, "--only", "trials", "--groups", group,
+            _record(args.pythons[0], [*common, *counted, "--only", "trials", "--trials", trial,
                                       "--control"], env)
     print(f"session {session}: done; `python -m harness drift` reads the comparison", flush=True)
     return 0

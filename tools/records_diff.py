@@ -8,8 +8,8 @@ Not the drift between builds (``python -m harness drift``): this compares each s
 with its own committed copy. An observed example changed when its kind, value or
 dtype did, or when its expectation now holds where it failed (or the reverse). A
 trial row changed when it starts or stops failing, or when its timing verdict
-(:func:`harness.records.drift_stats.timing_verdict`, old samples against new, with
-the noise floor of the set's same-build control run, if any) reads "changed".
+(:func:`harness.records.drift.trial_drift`, the committed set against the new one: run
+summaries, the committed set's same-build control as the floor) reads "changed".
 Dates, run ids and timings inside the noise are not changes. With ``--exit-code``
 the status is 1 when something changed (as ``git diff --exit-code``), so a scheduled
 run that changed nothing beyond the noise opens no pull request; 2 on bad input.
@@ -31,8 +31,7 @@ from harness.core.compare import compare
 from harness.core.errors import HarnessError
 from harness.core.rows import TrialRow
 from harness.core.types import Expectation, Observation
-from harness.records.drift import noise_floor
-from harness.records.drift_stats import timing_verdict
+from harness.records.drift import trial_drift
 from harness.records.store import DeviceRecord, load_all
 from harness.sources.project import Project
 
@@ -108,7 +107,7 @@ def _row_text(row: TrialRow) -> str:
 
 
 def _trial(build: str, device: str, old: TrialRow | None, new: TrialRow | None,
-           floor: float | None) -> Change:
+           sets: tuple[DeviceRecord, DeviceRecord] | None) -> Change:
     row = new or old
     assert row is not None
     base = Change(build=build, device=device, item=f"trial {row.trial} ×{row.threads}",
@@ -120,12 +119,14 @@ def _trial(build: str, device: str, old: TrialRow | None, new: TrialRow | None,
         return replace(base, change="now failing" if new.failed else "now passes")
     if old.failed:
         return base if old.error == new.error else replace(base, change="changed")
-    if old.samples_s == new.samples_s:
+    if old.samples_s == new.samples_s or sets is None:
         return base
-    verdict, interval = timing_verdict(old.samples_s, new.samples_s, floor=floor)
+    found = trial_drift(row.trial, device, list(sets))
+    interval = found.interval
     ratio = f" ({interval.ratio:.3f}×, 95 % [{interval.low:.3f}, {interval.high:.3f}])" \
         if interval else ""
-    change = {"changed": "changed", "inconclusive": "inconclusive"}.get(verdict, "within noise")
+    change = {"changed": "changed", "no-measurable-difference": "within noise"}.get(
+        found.verdict, "inconclusive")
     return replace(base, change=change, after=base.after + ratio)
 
 
@@ -143,9 +144,10 @@ def diff_sets(old: DeviceRecord | None, new: DeviceRecord | None,
                               expectations.get(key)))
     old_rows = {r.key: r for r in old.rows} if old else {}
     new_rows = {r.key: r for r in new.rows} if new else {}
-    floor = noise_floor([new]) if new else None
+    # The committed set as the reference "build", the new one as the other.
+    sets = (replace(old, torch_build=f"{build} (committed)"), new) if old and new else None
     for row_key in sorted(old_rows.keys() | new_rows.keys()):
-        found.append(_trial(build, device, old_rows.get(row_key), new_rows.get(row_key), floor))
+        found.append(_trial(build, device, old_rows.get(row_key), new_rows.get(row_key), sets))
     return sorted(found, key=lambda c: not c.changed)  # stable: changed first, in order
 
 

@@ -5,8 +5,9 @@
 # Each ARTIFACT_DIR is one extracted artifact (download-artifact into a scratch
 # folder, never into the checkout) holding results/<build>/<files>. Only files named
 #   <device>.csv  <device>.control.csv  <device>.examples.jsonl  <device>.env.json
+#   <device>.sha256  <device>.sha256.sig  (the recording workflow's signature)
 # (device: lowercase letters, digits and dashes), regular files and not links, in a
-# folder named like a torch build, are copied; results/published.toml too, when the
+# folder named like a torch build, are copied; results/unsigned.sha256 too, when the
 # artifact carries one; the writers' .<name>.lock files are skipped. Anything else
 # is refused with an error naming it.
 # A set is one <build>/<device>: its files replace that set's files in DEST, and
@@ -25,7 +26,7 @@ dest="$1"
 shift
 mkdir -p "$dest"
 build_re='^[0-9]+\.[0-9]+(\.[0-9]+)?([a-z0-9.]*)?(\+[a-z0-9.]+)?$'
-file_re='^[a-z0-9][a-z0-9-]*(\.control\.csv|\.csv|\.examples\.jsonl|\.env\.json)$'
+file_re='^[a-z0-9][a-z0-9-]*(\.control\.csv|\.csv|\.examples\.jsonl|\.env\.json|\.sha256|\.sha256\.sig)$'
 lock_re='^\.[a-z0-9][a-z0-9-]*\.lock$'
 taken=" "
 status=0
@@ -36,8 +37,8 @@ for artifact in "$@"; do
     name="$(basename "$entry")"
     # The writers' lock files (filelock) travel with a copied folder; never copied.
     if [[ "$name" =~ $lock_re ]] && [ -f "$entry" ] && [ ! -L "$entry" ]; then continue; fi
-    if [ "$name" = published.toml ] && [ -f "$entry" ] && [ ! -L "$entry" ]; then
-      cp -- "$entry" "$dest/published.toml"
+    if [ "$name" = unsigned.sha256 ] && [ -f "$entry" ] && [ ! -L "$entry" ]; then
+      cp -- "$entry" "$dest/unsigned.sha256"
       continue
     fi
     if [ -L "$entry" ] || [ ! -d "$entry" ] || ! [[ "$name" =~ $build_re ]]; then
@@ -72,7 +73,8 @@ for artifact in "$@"; do
       fi
       mkdir -p "$dest/$name"
       rm -f -- "$dest/$name/$key.csv" "$dest/$name/$key.control.csv" \
-        "$dest/$name/$key.examples.jsonl" "$dest/$name/$key.env.json"
+        "$dest/$name/$key.examples.jsonl" "$dest/$name/$key.env.json" \
+        "$dest/$name/$key.sha256" "$dest/$name/$key.sha256.sig"
       for file in "${files[@]}"; do
         base="$(basename "$file")"
         case "$base" in "$key".*) cp -- "$file" "$dest/$name/$base" ;; esac

@@ -25,7 +25,7 @@ DISTRIBUTION = "que-es-pytorch"
 COMMANDS: tuple[tuple[str, ModuleType, str], ...] = (
     ("record", record, "measure trials and observe examples into results/"),
     ("notebooks", notebooks, "generate or check docs/cuadernos/*.ipynb"),
-    ("publish", publish, "add a record set to results/published.toml, or check the list"),
+    ("publish", publish, "check who vouches for each record set; vouch for one, or sign it"),
     ("drift", drift, "what changed between recorded torch builds (examples and trials)"),
     ("check", check, "every check `make test` runs for one page, each with what to do"),
 )

@@ -17,7 +17,7 @@ from harness.core.errors import HarnessError
 from harness.records.drift import Drift, drift_report
 from harness.records.store import load_all
 from harness.sources.project import Project
-from harness.sources.trials import load_trials
+from harness.sources.trials import load_method, load_trials
 from harness.views.drift import drift_markdown
 
 __all__ = ["configure", "report_for", "run"]
@@ -43,14 +43,20 @@ def report_for(root: Path, results: Path) -> list[Drift]:
             f"{results}: no record set; expected <torch build>/<device>.env.json and its "
             "rows or observations (record one with `python -m harness record`)")
     project = Project.load(root)
-    return drift_report(records, project.python_expectations(), list(load_trials()))
+    trials = root / "trials" / "trials.toml"
+    specs = load_trials(trials, root=root, workloads=trials.with_name("workloads.py"))
+    return drift_report(records, project.python_expectations(), list(specs),
+                        method=load_method(trials, root=root))
 
 
 def run(args: argparse.Namespace) -> int:
     root = root_of(args)
     report = report_for(root, records_folder(args, root))
     if args.format == "markdown":
-        body = drift_markdown(report, args.lang, specs=load_trials())
+        trials = root / "trials" / "trials.toml"
+        body = drift_markdown(report, args.lang, method=load_method(trials, root=root),
+                              specs=load_trials(trials, root=root,
+                                                workloads=trials.with_name("workloads.py")))
         text = f"# Drift between torch builds\n\n{body}"
     else:
         text = "".join(f"{d.kind} {d.device} {d.item}: {d.verdict}"

@@ -27,12 +27,15 @@ def marker_problems(project: Project, slug: str) -> list[str]:
     results = project.root / "results"
     try:
         records = load_all(results, root=project.root)
-        specs = load_trials()
+        workloads = project.root / "trials" / "workloads.py"
+        specs = load_trials(workloads.with_name("trials.toml"), root=project.root,
+                            workloads=workloads)
     except HarnessError as exc:
         return [str(exc)]
     found: dict[str, None] = dict.fromkeys(
         check_records(records, project=project, specs=specs, results=results))
-    site = Site(project=project, records=records, specs=specs, sources=workload_sources())
+    site = Site(project=project, records=records, specs=specs,
+                sources=workload_sources(workloads=workloads))
     for name, lang in ((f"{slug}.md", "es"), (f"{slug}.en.md", "en")):
         path = project.root / "docs" / name
         if not path.is_file():

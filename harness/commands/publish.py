@@ -1,26 +1,31 @@
-"""``python -m harness publish add BUILD DEVICE`` lists a record set in
-results/published.toml (one command, not a hand edit); ``publish check`` says
-whether the list and results/ agree, as the docs build will.
+"""``python -m harness publish check|add|sign``: who vouches for each record set.
 
-The list is :mod:`harness.records.published`'s. Recording never publishes: a new
-set is published by this command, which the record command prints as a hint.
+``check`` says, for every set, whether each file is signed by an allowed signer or
+listed in results/unsigned.sha256 (as the docs build will), and its grade. ``add BUILD
+DEVICE`` lists a set recorded by hand (a person vouching, seen in review). ``sign`` is
+the recording workflow's step: it signs each set no one vouches for yet with the key in
+``$RECORDS_SIGNING_KEY`` (:mod:`harness.records.provenance`).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import sys
 
 from harness.commands.checkout import add_results_option, add_root_option, records_folder, root_of
-from harness.core.errors import HarnessError
-from harness.records.published import add_set, check_published
+from harness.core.errors import HarnessError, relative
+from harness.records.files import locked
+from harness.records.provenance import grade_text, listed_missing, sign_set, vouch
 from harness.records.store import load_all
 
-__all__ = ["INSTALL_HINT", "configure", "require_filelock", "run"]
+__all__ = ["INSTALL_HINT", "KEY_VARIABLE", "configure", "require_filelock", "run"]
 
 #: What installs the recording tools (torch, numpy, filelock).
 INSTALL_HINT = "pip install '.[run]'"
+#: The environment variable that holds the workflow's private signing key (its text).
+KEY_VARIABLE = "RECORDS_SIGNING_KEY"
 
 
 def require_filelock(command: str) -> None:
@@ -33,9 +38,12 @@ def require_filelock(command: str) -> None:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("action", choices=("add", "check"), help="add a set, or check the list")
+    parser.add_argument("action", choices=("check", "add", "sign"),
+                        help="check every set; add a set recorded by hand; sign new sets")
     parser.add_argument("torch_build", nargs="?", help="with add: e.g. 2.13.0+cpu")
     parser.add_argument("device", nargs="?", help="with add: a device key, e.g. cpu")
+    parser.add_argument("--run", default=os.environ.get("GITHUB_RUN_ID", ""),
+                        help="with sign: the workflow run (default: $GITHUB_RUN_ID)")
     add_root_option(parser)
     add_results_option(parser)
 
@@ -43,20 +51,36 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     root = root_of(args)
     results = records_folder(args, root)
+    shown = relative(results, root)
+    if (args.action == "add") != bool(args.torch_build and args.device):
+        raise HarnessError("publish add needs TORCH_BUILD and DEVICE (e.g. `python -m harness "
+                           "publish add 2.13.0+cpu cpu`); check and sign take neither")
+    if args.action != "check":
+        require_filelock(f"publish {args.action}")
     if args.action == "add":
-        if not args.torch_build or not args.device:
-            raise HarnessError("publish add needs TORCH_BUILD and DEVICE, e.g. "
-                               "`python -m harness publish add 2.13.0+cpu cpu`")
-        require_filelock("publish add")
-        added = add_set(results, args.torch_build, args.device)
-        print(f"{'added' if added else 'already listed'}: torch {args.torch_build} on "
-              f"{args.device!r}", file=sys.stderr)
-    elif args.torch_build or args.device:
-        raise HarnessError("publish check takes no TORCH_BUILD or DEVICE")
-    problems = check_published(load_all(results, root=root), results, root=root)
+        with locked(results, shown=shown):
+            changed = vouch(results, args.torch_build, args.device)
+        print(f"{shown}/unsigned.sha256: {changed} line(s) changed for torch {args.torch_build} "
+              f"on {args.device!r} (registrado a mano, sin firma)", file=sys.stderr)
+    if args.action == "sign":
+        key = os.environ.get(KEY_VARIABLE, "")
+        if not key or not args.run:
+            raise HarnessError(f"publish sign needs the private key in ${KEY_VARIABLE} and the "
+                               "workflow run (--run or $GITHUB_RUN_ID)")
+        with locked(results, shown=shown):
+            for record in load_all(results, root=root).items:
+                if record.provenance.problems:  # recorded here, vouched for by no one yet
+                    sign_set(results, record.torch_build, record.device_key, private_key=key,
+                             run=args.run)
+                    print(f"signed {shown}/{record.torch_build}/{record.device_key}",
+                          file=sys.stderr)
+    records = load_all(results, root=root).items
+    problems = listed_missing(results, shown) if records else [
+        f"{shown}: no record set; restore results/ from git, or record the sets"]
+    for record in records:
+        problems += record.provenance.problems
+        print(f"torch {record.torch_build} on {record.device_key!r}: "
+              f"{grade_text(record.provenance, 'en')}", file=sys.stderr)
     for problem in problems:
         print(problem, file=sys.stderr)
-    if not problems:
-        print(f"{results / 'published.toml'}: every listed set is recorded and every "
-              "recorded set is listed", file=sys.stderr)
     return 1 if problems else 0

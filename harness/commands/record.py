@@ -22,8 +22,8 @@ from harness.commands.record_execute import GUARD_TRIES, Outcome, execute
 from harness.commands.record_plan import RecordPlan, make_plan, seconds
 from harness.core.errors import relative
 from harness.core.types import DEVICE_TYPES
-from harness.records.published import PUBLISHED_FILE, read_published
-from harness.sources.trials import TRIALS_FILE
+from harness.records.files import locked
+from harness.records.provenance import set_files, unsigned_entries, verify_set
 
 __all__ = ["NOTHING_RECORDED", "configure", "report", "run"]
 
@@ -48,8 +48,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="record only these trials (regardless of --quick)")
     parser.add_argument("--groups", nargs="+", metavar="GROUP",
                         help="record only the trials of these groups (regardless of --quick)")
-    parser.add_argument("--trials-file", type=Path, default=TRIALS_FILE,
-                        help="trial declarations (default: harness/trials.toml)")
+    parser.add_argument("--trials-file", type=Path,
+                        help="trial declarations (default: trials/trials.toml of the checkout)")
+    parser.add_argument("--workloads", type=Path,
+                        help="the trials' workload functions (default: trials/workloads.py of "
+                             "the checkout)")
     parser.add_argument("--quiet-guard", action="store_true",
                         help="before each trial wait for other processes to leave the CPUs, "
                              f"and measure a trial again (up to {GUARD_TRIES} times) when "
@@ -65,18 +68,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "and the control interleaved in one job, with one "
                              "HARNESS_RECORD_SESSION)")
     parser.add_argument("--min-run-time", type=seconds, metavar="S",
-                        help="steady-state seconds per trial (default: 0.5 quick, 1.0 full)")
-
-
-def _publish_hint(plan: RecordPlan, outcome: Outcome) -> str:
-    build, key = outcome.environment.torch_build, outcome.environment.device_key
-    listed = ({(p.torch_build, p.device) for p in read_published(plan.results, root=plan.root)}
-              if (plan.results / PUBLISHED_FILE).exists() else set())
-    if (build, key) in listed:
-        return ""
-    where = "" if plan.results == plan.root / "results" else f" --results {plan.results}"
-    return (f"not published yet: the site shows torch {build} on {key!r} once it is listed; "
-            f"run `python -m harness publish add {build} {key}{where}`")
+                        help="steady-state seconds per trial and run (default: 0.5 quick, "
+                             "1.0 full)")
+    parser.add_argument("--runs", type=int, metavar="N",
+                        help="fresh processes per trial (default: [method] runs of the "
+                             "trials file); the drift verdict counts runs, not blocks")
+    parser.add_argument("--instructions", action="store_true",
+                        help="also count instructions per call with callgrind (valgrind) for "
+                             "the trials [method] instructions names (~100 s each)")
 
 
 def report(plan: RecordPlan, outcome: Outcome) -> int:
@@ -106,9 +105,13 @@ def report(plan: RecordPlan, outcome: Outcome) -> int:
           f"{committed.recorded - len(rows)} observations recorded, {committed.unchanged} "
           f"observations unchanged (date kept), {len(examples.failures)} examples failed",
           file=sys.stderr)
-    hint = _publish_hint(plan, outcome)
-    if hint:
-        print(hint, file=sys.stderr)
+    folder, key = outcome.paths.folder, outcome.paths.key
+    if verify_set(plan.results, folder.name, key, set_files(folder, key), shown=shown.parent,
+                  unsigned=unsigned_entries(plan.results, shown.parent)).problems:
+        where = "" if plan.results == plan.root / "results" else f" --results {plan.results}"
+        print(f"the build accepts this set once the recording workflow signs it, or once you "
+              f"vouch for it as recorded by hand: run `python -m harness publish add "
+              f"{folder.name} {key}{where}`", file=sys.stderr)
     return 1 if examples.failures else 0
 
 
@@ -122,4 +125,6 @@ def run(args: argparse.Namespace) -> int:
         # Known before torch is imported (seconds): nothing would be recorded.
         print(NOTHING_RECORDED, file=sys.stderr)
         return 1
-    return report(plan, execute(plan))
+    # A second record waits here, naming the lock, before it runs anything.
+    with locked(plan.results, shown=relative(plan.results, plan.root)):
+        return report(plan, execute(plan))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime
 import os
 import secrets
+import shutil
 import sys
 import time
 from dataclasses import dataclass, field, replace
@@ -99,7 +100,7 @@ def _summary(row: TrialRow) -> str:
 
 
 def _measure(spec: TrialSpec, plan: RecordPlan, *, device: object, environment: Environment,
-             sources: dict[str, str], progress: Progress) -> tuple[TrialRow, float]:
+             sources: dict[str, str], progress: Progress) -> tuple[timing.Measured, float]:
     """A trial's row, measured again under the guard while others shared the CPUs;
     with the share of other work in the attempt that was kept."""
     guard, shared = plan.guard, 0.0
@@ -108,31 +109,53 @@ def _measure(spec: TrialSpec, plan: RecordPlan, *, device: object, environment: 
         if guard:
             guard.wait()
         since = guard.mark() if guard else None
-        row = timing.run_trial(spec, device=device, environment=environment,
-                               spec_hash=spec_sha256(spec, sources=sources),
-                               min_run_time=plan.min_run_time)
+        measured = timing.run_trial(spec, device=device, environment=environment,
+                                    spec_hash=spec_sha256(spec, sources=sources),
+                                    min_run_time=plan.min_run_time, runs=plan.method.runs,
+                                    blocks=plan.method.blocks, workloads=plan.workloads)
         shared = guard.others(since) if guard else 0.0
         if guard is None or shared <= guard.limit:
             break
-    return row, shared
+    return measured, shared
 
 
-def _trials(plan: RecordPlan, *, device: object,
-            environment: Environment) -> tuple[list[TrialRow], list[str]]:
-    sources = workload_sources()
+def _trials(plan: RecordPlan, *, device: object, environment: Environment
+            ) -> tuple[list[TrialRow], list[str], dict[str, object]]:
+    """The rows, the trials that shared the CPUs, and what the environment keeps beside
+    the rows: runs per trial, the timed thread's CPU time per block, each run's first
+    call, accelerator reserved peaks and callgrind's instruction counts."""
+    sources = workload_sources(workloads=plan.workloads)
     progress = Progress(len(plan.trials))
     rows: list[TrialRow] = []
     shared_trials: list[str] = []
+    beside: dict[str, dict[str, object]] = {"thread_cpu_s": {}, "first_calls_s": {},
+                                            "memory_reserved": {}, "instructions": {}}
+    counting = plan.instructions and shutil.which("valgrind") is not None
     for spec in plan.trials:
-        row, shared = _measure(spec, plan, device=device, environment=environment,
-                               sources=sources, progress=progress)
+        measured, shared = _measure(spec, plan, device=device, environment=environment,
+                                    sources=sources, progress=progress)
+        row = measured.row
         over = plan.guard is not None and shared > plan.guard.limit
         if over:
             shared_trials.append(f"{spec.name} ({shared:.2f} other cores)")
         rows.append(row)
+        if measured.cpu_s:
+            beside["thread_cpu_s"][spec.name] = list(measured.cpu_s)
+        if measured.first_calls_s:
+            beside["first_calls_s"][spec.name] = list(measured.first_calls_s)
+        if measured.memory_reserved is not None:
+            beside["memory_reserved"][spec.name] = measured.memory_reserved
+        if counting and spec.name in plan.method.instructions and not row.error:
+            progress.show(spec.name, "callgrind")
+            beside["instructions"][spec.name] = timing.instructions(
+                spec, workloads=plan.workloads)
         progress.step(spec.name, _summary(row) + (f", SHARED CPUs {shared:.2f}" if over else ""))
     progress.close()
-    return rows, shared_trials
+    extra: dict[str, object] = {"runs": plan.method.runs, "blocks_per_run": plan.method.blocks,
+                                **{k: v for k, v in beside.items() if v}}
+    if plan.instructions and not counting:
+        extra["instructions_missing"] = "valgrind not found: no instruction counts"
+    return rows, shared_trials, extra
 
 
 def _examples(plan: RecordPlan, environment: Environment) -> ExampleReport:
@@ -164,8 +187,8 @@ def _environment(plan: RecordPlan, device: object, key: str) -> Environment:
         "malloc_mmap_threshold": os.environ.get(
             "MALLOC_MMAP_THRESHOLD_", "glibc default (dynamic)"
         ),
-        "warm_up": "each trial's workload is built, called, run once through the timing "
-                   "path and freed before its memory baseline and timing",
+        "first_call": "each run is a fresh process: the workload is built and its first "
+                      "call timed before anything else calls it",
     }
     if plan.guard is not None:
         extra["quiet_guard_limit_cores"] = plan.guard.limit
@@ -174,7 +197,7 @@ def _environment(plan: RecordPlan, device: object, key: str) -> Environment:
 
 
 def _completed(plan: RecordPlan, environment: Environment, rows: list[TrialRow],
-               shared: list[str], device: object) -> Environment:
+               shared: list[str], device: object, beside: dict[str, object]) -> Environment:
     """The environment with what the trial phase found: the trials that shared the CPUs
     under --quiet-guard, and the --bare-loop comparison.
 
@@ -182,14 +205,14 @@ def _completed(plan: RecordPlan, environment: Environment, rows: list[TrialRow],
     completed once, here, before the examples and the commit: the examples, the rows and
     the stored environment are one run's, and nothing else changes it.
     """
-    extra = {**environment.extra, "shared_trials": shared} if plan.guard else environment.extra
+    extra = {**environment.extra, **beside}
+    extra = {**extra, "shared_trials": shared} if plan.guard else extra
     bare_loop = environment.bare_loop
     timed = next((r for r in rows if r.trial == plan.bare_loop and r.latency), None)
     if timed is not None and timed.latency:  # only a measured row has a latency to compare
         spec = next(s for s in plan.trials if s.name == timed.trial)
-        bare_loop = timing.bare_loop(spec, device=device, harness_s=timed.latency)
-    if extra is environment.extra and bare_loop is environment.bare_loop:
-        return environment
+        bare_loop = timing.bare_loop(spec, device=device, harness_s=timed.latency,
+                                     workloads=plan.workloads)
     return replace(environment, extra=extra, bare_loop=bare_loop)
 
 
@@ -199,9 +222,9 @@ def execute(plan: RecordPlan) -> Outcome:
     key = store.device_key(device.type, devices.device_name(device))
     environment = _environment(plan, device, key)
     paths = store.SetPaths.of(plan.results, environment.torch_build, key)
-    rows, shared = _trials(plan, device=device, environment=environment) if plan.trials \
-        else ([], [])
-    environment = _completed(plan, environment, rows, shared, device)
+    rows, shared, beside = _trials(plan, device=device, environment=environment) \
+        if plan.trials else ([], [], {})
+    environment = _completed(plan, environment, rows, shared, device, beside)
     examples = _examples(plan, environment) if plan.project is not None else ExampleReport()
     committed = None
     if rows or examples.observations:

@@ -11,6 +11,7 @@ is measured, so no measurement is thrown away on a typo.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib.util
 import tempfile
 from dataclasses import dataclass
@@ -21,12 +22,11 @@ from harness.commands.publish import INSTALL_HINT, require_filelock
 from harness.core.errors import HarnessError, relative, suggest
 from harness.core.seconds import parse_seconds
 from harness.core.types import TrialSpec
-from harness.records.files import JOURNAL_SUFFIX, journal_moves
 from harness.run.cpu_guard import QuietGuard
 from harness.run.examples import timeout_from_env
 from harness.sources.checks import check_project, raise_problems
 from harness.sources.project import Project
-from harness.sources.trials import load_trials
+from harness.sources.trials import Method, load_method, load_trials
 
 __all__ = ["MIN_RUN_TIME", "RecordPlan", "make_plan", "require_writable", "seconds",
            "select_trials"]
@@ -65,11 +65,24 @@ class RecordPlan:
     """A recorded trial to time again in a bare loop (``--bare-loop``), or empty."""
     control: bool = False
     """The trials are a same-build control run (``--control``: ``<device>.control.csv``)."""
+    method: Method = Method()
+    """Runs and blocks per trial (trials.toml's ``[method]``, ``--runs`` overrides)."""
+    instructions: bool = False
+    """Count instructions with callgrind for the method's trials (``--instructions``)."""
+    workloads: Path = Path("trials/workloads.py")
+    """The site's workloads file (``--workloads``; default: the checkout's)."""
 
     @property
     def empty(self) -> bool:
         """Nothing would be recorded (no trial applies, and no example is observed)."""
         return not self.trials and self.project is None
+
+
+def _method(args: argparse.Namespace) -> Method:
+    method = load_method(args.trials_file, root=args.root) if args.only != "examples" \
+        else Method()
+    runs = getattr(args, "runs", None)
+    return dataclasses.replace(method, runs=runs) if runs else method
 
 
 def select_trials(
@@ -98,11 +111,7 @@ def select_trials(
 
 def require_writable(results: Path, shown: Path) -> None:
     """Fail now, not after every trial was measured, when ``results`` (or, if it is not
-    there yet, the folder it would be made in) cannot take a new file, or holds a commit
-    journal that is not one ``record`` wrote (it would be refused at the end)."""
-    for folder in sorted(p for p in results.iterdir() if p.is_dir()) if results.is_dir() else []:
-        for journal in sorted(folder.glob(f".*{JOURNAL_SUFFIX}")):
-            journal_moves(folder, journal.name[1:-len(JOURNAL_SUFFIX)], shown / folder.name)
+    there yet, the folder it would be made in) cannot take a new file."""
     existing = results
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent
@@ -127,13 +136,18 @@ def _require_torch() -> None:
 def make_plan(args: argparse.Namespace) -> RecordPlan:
     """Check every argument and environment variable; import nothing that needs torch."""
     root = root_of(args)
+    # The site's trials and workloads are content of the --root checkout unless named.
+    args.root = root
+    args.trials_file = args.trials_file or root / "trials" / "trials.toml"
+    args.workloads = getattr(args, "workloads", None) or root / "trials" / "workloads.py"
     examples = args.only != "trials"
     project = None
     if examples:
         project = Project.load(root)
         raise_problems(check_project(project))
     results = records_folder(args, root, must_exist=False)
-    specs = load_trials(args.trials_file) if args.only != "examples" else {}
+    specs = (load_trials(args.trials_file, root=root, workloads=args.workloads)
+             if args.only != "examples" else {})
     chosen, skipped = select_trials(specs, mode=args.mode, names=args.trials,
                                     device_type=args.device, groups=args.groups)
     plan = RecordPlan(
@@ -144,6 +158,9 @@ def make_plan(args: argparse.Namespace) -> RecordPlan:
         guard=QuietGuard() if args.quiet_guard else None,
         bare_loop=args.bare_loop or "",
         control=bool(getattr(args, "control", False)),
+        method=_method(args),
+        instructions=bool(getattr(args, "instructions", False)),
+        workloads=args.workloads,
     )
     if plan.control and args.only != "trials":
         raise HarnessError("--control records a second run of the trials only; add "

@@ -55,7 +55,7 @@ class TrialRow:
     the columns the article «Medir PyTorch» asks for (:data:`ARTICLE_COLUMNS`).
     """
 
-    trial: str = field(metadata=column("trial name (harness/trials.toml)"))
+    trial: str = field(metadata=column("trial name (trials/trials.toml)"))
     torch_build: str = field(metadata=column("torch.__version__"))
     device: str = field(metadata=column("device key: cpu, cuda-nvidia-h200…"))
     dtype: str = field(metadata=column("torch dtype name"))

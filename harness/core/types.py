@@ -7,6 +7,7 @@ run produced (value, torch build, device, dtype, date, snippet hash).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
@@ -28,6 +29,7 @@ __all__ = [
     "TRIAL_RELATIONS",
     "TrialExpectation",
     "TrialSpec",
+    "Work",
 ]
 
 #: Device types a record or a trial may name; the first part of a device key.
@@ -136,7 +138,7 @@ TRIAL_RELATIONS: tuple[str, ...] = get_args(TrialRelation)
 @dataclass(frozen=True, kw_only=True)
 class TrialExpectation:
     """A claim about a trial's latency relative to another trial of the same record set,
-    derived by hand (``[trial.expect]`` in ``harness/trials.toml``)."""
+    derived by hand (``[trial.expect]`` in ``trials/trials.toml``)."""
 
     relation: TrialRelation
     """``below``: latency < factor × the other's; ``within``: |latency / other's − 1| ≤ factor."""
@@ -159,11 +161,11 @@ class TrialExpectation:
 
 @dataclass(frozen=True, kw_only=True)
 class TrialSpec:
-    """A fixed piece of work, declared as data (``harness/trials.toml``)."""
+    """A fixed piece of work, declared as data (``trials/trials.toml``)."""
 
     name: str
     workload: str
-    """Key of the workload function in :mod:`harness.run.workloads`."""
+    """Name of the workload function in the site's ``trials/workloads.py``."""
     task: str
     """``inference``, ``training``, ``gradients`` or ``compute``."""
     dtype: str
@@ -230,6 +232,21 @@ class Environment:
     """The trials this run was asked to measure on its device (every one gives a row, a
     failure included); empty in records made before it was kept, or for examples only."""
     digest: dict[str, str] = field(default_factory=dict)
-    """sha256 of what this run stored, per part (``rows``, ``control_rows``,
-    ``observations``, ``environment``: :mod:`harness.records.digest`); empty only in runs
-    made before digests were kept."""
+    """Kept in runs recorded while a run hashed its own content; neither written nor
+    trusted now (a record's origin is checked by :mod:`harness.records.provenance`)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Work:
+    """What a workload returns: the step to time, its quality check, its work per call."""
+
+    step: Callable[[], object]
+    """One unit of work; the steady-state timer calls it many times."""
+    error: Callable[[], float]
+    """Relative error of one unit's result against the reference (in reference_dtype)."""
+    flops: float = 0.0
+    """Floating-point operations per call; 0 when the work is not compute-bound."""
+    items: int = 0
+    """Items completed per call (samples, or calls for autograd), for the throughput."""
+    items_unit: str = "samples/s"
+    """What ``items`` counts per second: ``samples/s`` or ``calls/s``."""

@@ -11,8 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from harness.core.errors import HarnessError
-from harness.core.types import TrialSpec
+from harness.core.errors import HarnessError, suggest
+from harness.core.rows import TrialRow
+from harness.core.types import DEVICE_TYPES, DTYPES, TASKS, TrialSpec
+from harness.records.drift import summaries
+from harness.records.drift_stats import ALPHA, ratio_interval, runs_needed
 from harness.records.store import DeviceRecord, Records
 from harness.sources.claims import Claim
 
@@ -55,23 +58,39 @@ def _same_work(spec: TrialSpec, other: TrialSpec) -> bool:
                                 spec.workload) and other.name != spec.name
 
 
+def _summaries(record: DeviceRecord, row: TrialRow) -> tuple[float, ...]:
+    found = summaries(record, row)
+    return found.cpu or found.wall
+
+
 def _faster(record: DeviceRecord, specs: dict[str, TrialSpec], than: str,
-            passing: bool) -> set[str]:
-    """dtypes whose row beats the ``than`` row of the same work in ``record``."""
-    found: set[str] = set()
+            passing: bool) -> dict[str, list[str]] | None:
+    """dtype → the sizes at which its row is faster than the ``than`` row of the same
+    work in ``record``: the exact interval of the ratio of their run summaries (the drift
+    report's, Bonferroni over every pair compared) lies below 1. A dtype that is its own
+    quality reference never counts as passing (its error is 0 by construction). ``None``
+    when a pair has too few runs to tell."""
+    pairs: list[tuple[TrialSpec, TrialRow, TrialRow]] = []
     for row in record.rows:
         spec = specs.get(row.trial)
         if spec is None or spec.dtype == than or row.latency is None or row.error:
             continue
-        if row.quality_pass != passing:
+        if row.quality_pass != passing or (passing and spec.dtype == spec.reference_dtype):
             continue
         for other in specs.values():
             if other.dtype != than or not _same_work(spec, other):
                 continue
             base = record.row(other.name)
-            if base is not None and base.latency is not None and not base.error \
-                    and row.latency < base.latency:
-                found.add(spec.dtype)
+            if base is not None and base.latency is not None and not base.error:
+                pairs.append((spec, row, base))
+    found: dict[str, list[str]] = {}
+    for spec, row, base in pairs:
+        faster, slower = _summaries(record, row), _summaries(record, base)
+        if min(len(faster), len(slower)) < runs_needed(len(pairs)):
+            return None
+        interval = ratio_interval(slower, faster, ALPHA / len(pairs))
+        if interval is not None and interval.high < 1.0:
+            found.setdefault(spec.dtype, []).append(row.shape.replace("x", "×"))
     return found
 
 
@@ -82,8 +101,15 @@ def _faster_on(passing: bool) -> Callable[[Records, dict[str, TrialSpec], dict[s
         on_device = [r for r in records.items if r.device_type == args["device"] and r.rows]
         if not on_device:
             return None
-        found = set().union(*(_faster(r, specs, args["than"], passing) for r in on_device))
-        return tuple(sorted(found))  # () is a reading: none was faster
+        found: dict[str, list[str]] = {}
+        for record in on_device:
+            faster = _faster(record, specs, args["than"], passing)
+            if faster is None:
+                return None  # too few runs: the records cannot say, so nothing is claimed
+            for dtype, sizes in faster.items():
+                found.setdefault(dtype, []).extend(sizes)
+        # () is a reading: none was faster. Each value names its sizes.
+        return tuple(sorted(f"{d} ({', '.join(dict.fromkeys(s))})" for d, s in found.items()))
 
     return read
 
@@ -92,7 +118,7 @@ def _trial_setting(records: Records, specs: dict[str, TrialSpec],
                    args: dict[str, str]) -> tuple[str, ...] | None:
     spec = specs.get(args["trial"])
     if spec is None:
-        raise HarnessError(f"no trial {args['trial']!r} in harness/trials.toml")
+        raise HarnessError(f"no trial {args['trial']!r} in trials/trials.toml")
     if args["field"] not in TrialSpec.__dataclass_fields__ or args["field"] == "location":
         raise HarnessError(f"trial {spec.name!r} has no setting {args['field']!r}")
     value = getattr(spec, args["field"])
@@ -133,8 +159,21 @@ _PREDICATES = {
 }
 
 
+#: What each argument must name, and the names it may take.
+def _known(specs: dict[str, TrialSpec]) -> dict[str, tuple[str, ...]]:
+    return {"device": DEVICE_TYPES, "than": DTYPES, "task": TASKS,
+            "trial": tuple(specs), "group": tuple(dict.fromkeys(s.group for s in specs.values()))}
+
+
 def evaluate(claim: Claim, records: Records, specs: dict[str, TrialSpec]) -> Evaluation:
-    """Read ``claim``'s predicate from ``records``; a bad argument names the claim's line."""
+    """Read ``claim``'s predicate from ``records``; a bad argument names the claim's line
+    and what it may name ("did you mean")."""
+    known = _known(specs)
+    for key, value in claim.args.items():
+        valid = known.get(key)
+        if valid is not None and (specs or key not in ("trial", "group")) and value not in valid:
+            raise HarnessError(f"{claim.location}: {key} = {value!r} names no {key} the "
+                               f"harness knows.{suggest(value, valid)}")
     try:
         values = _PREDICATES[claim.predicate](records, specs, claim.args)
     except HarnessError as exc:

@@ -1,6 +1,7 @@
 """Writing a run into its record set: rows, observations and their environment merged
-in one atomic step (:func:`commit_set`), so a killed or failing run leaves the previous
-set byte-identical. Reading is :mod:`harness.records.store`. No torch import.
+and moved into place with one rename (:func:`commit_set`,
+:func:`~harness.records.files.replace_folder`), so a killed or failing run leaves the
+previous set byte-identical. Reading is :mod:`harness.records.store`. No torch import.
 """
 
 from __future__ import annotations
@@ -10,12 +11,11 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.core.errors import HarnessError, read_text
+from harness.core.errors import read_text
 from harness.core.rows import TrialRow
 from harness.core.types import Environment, Observation
-from harness.records.digest import check_digests, run_digest
 from harness.records.envjson import MAX_RECORD_BYTES
-from harness.records.files import locked, replace_together
+from harness.records.files import locked, replace_folder
 from harness.records.rows import format_rows, parse_rows
 from harness.records.store import SetPaths, read_environments, read_observations
 
@@ -47,16 +47,6 @@ def _rows(path: Path, shown: Path) -> list[TrialRow]:
             if path.exists() else [])
 
 
-def _digested(envs: dict[str, Environment], *, rows: list[TrialRow],
-              control_rows: list[TrialRow], observations: list[Observation],
-              new: str) -> dict[str, Environment]:
-    """Each run's digest over what the set now holds of it. A run stored without one
-    (recorded before digests) keeps none: stamping it now would vouch for edits."""
-    return {k: dataclasses.replace(v, digest=run_digest(
-                v, rows=rows, control_rows=control_rows, observations=observations))
-            if v.digest or k == new else v for k, v in envs.items()}
-
-
 def commit_set(
     paths: SetPaths,
     *,
@@ -77,7 +67,7 @@ def commit_set(
     shown = paths.folder
     target, beside = ((paths.control_rows, paths.rows) if control
                       else (paths.rows, paths.control_rows))
-    with locked(paths.folder, paths.key):
+    with locked(paths.folder.parent, shown=shown.parent):
         old_rows = _rows(target, shown / target.name)
         # The other rows file is not rewritten, but its runs must stay described.
         beside_rows = _rows(beside, shown / beside.name)
@@ -86,15 +76,6 @@ def commit_set(
         old_obs = [o for _, o in located]
         envs = (read_environments(paths.environments, paths.environments)
                 if paths.environments.exists() else {})
-        main, other = (beside_rows, old_rows) if control else (old_rows, beside_rows)
-        edited = check_digests(envs, rows=main, control_rows=other, observations=located,
-                               files={p: shown / f"{paths.key}{x}" for p, x in (
-                                   ("rows", ".csv"), ("control_rows", ".control.csv"),
-                                   ("observations", ".examples.jsonl"),
-                                   ("environment", ".env.json"))})
-        edited = [e for e in edited if "«sin huella»" not in e]
-        if edited:  # merging would re-hash a hand edit into a valid-looking record
-            raise HarnessError(f"{edited[0]}; nothing was written")
         beside_runs = {r.run_id for r in beside_rows}
         if not environment.trials and rows:
             # Every trial a run measures gives a row (a failure too): these are its trials.
@@ -118,18 +99,17 @@ def commit_set(
         kept = [o for k, o in by_key.items() if expected is None or k in expected]
         used = {r.run_id for r in merged_rows} | {o.run_id for o in kept} | beside_runs
         envs = {k: v for k, v in envs.items() if k in used}
-        merged_main, merged_other = ((beside_rows, merged_rows) if control
-                                     else (merged_rows, beside_rows))
-        envs = _digested(envs, rows=merged_main, control_rows=merged_other,
-                         observations=kept, new=environment.run_id)
-        texts: dict[Path, str] = {}
+        # The set's signature no longer covers it: the workflow signs it again, or a
+        # person vouches for it (`publish add`).
+        texts: dict[str, str | None] = {f"{paths.key}.sha256": None,
+                                        f"{paths.key}.sha256.sig": None}
         if merged_rows:
-            texts[target] = format_rows(merged_rows)
+            texts[target.name] = format_rows(merged_rows)
         if kept or paths.observations.exists():
-            texts[paths.observations] = _dump_observations(kept)
-        texts[paths.environments] = json.dumps(
+            texts[paths.observations.name] = _dump_observations(kept)
+        texts[paths.environments.name] = json.dumps(
             {"runs": {k: dataclasses.asdict(v) for k, v in sorted(envs.items())}},
             indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-        replace_together(paths.folder, paths.key, texts)
+        replace_folder(paths.folder, texts, shown=shown)
     return dataclasses.replace(report, recorded=recorded + len(incoming), unchanged=unchanged,
                                removed=removed)

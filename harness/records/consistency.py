@@ -5,8 +5,11 @@ Each cell was already checked on its own (:mod:`harness.records.rows`); here the
 relations a row implies are checked, so a one-cell edit cannot turn ✗ into ✓ or halve
 a latency: the quality verdict against error and tolerance, the latency against the
 median of its blocks, the spread against the blocks, ``noisy`` against its threshold,
-the throughput against the work one call does, the repeats against the blocks kept, the
-threads against the trial's declaration, and a run's trials against the rows present.
+the throughput against the work one call does, the fraction of peak against the
+throughput and the run's peak, the repeats against the blocks kept, the threads,
+dtype, shape, batch, tolerance and devices against the trial's declaration, a run's
+trials against the rows present; across sets, a run id's time against its date, each
+run id in one set only, the build folder a PEP 440 version, one ``torch_git`` per build.
 Stored numbers keep :data:`~harness.records.rows.NUMBER_DIGITS` significant digits
 (blocks :data:`~harness.records.rows.SAMPLE_DIGITS`), so each comparison allows that
 rounding and nothing more.
@@ -14,14 +17,19 @@ rounding and nothing more.
 
 from __future__ import annotations
 
+import datetime
 import re
 import statistics
+from pathlib import Path
 
 from harness.core.rows import TrialRow
 from harness.core.types import Environment, TrialSpec
 from harness.records.rows import NUMBER_DIGITS, SAMPLE_DIGITS
+from harness.records.store import DeviceRecord
+from harness.sources.trials import shape_text
 
-__all__ = ["NOISY_IQR_OVER_MEDIAN", "row_problems", "selection_problems", "spec_problems"]
+__all__ = ["NOISY_IQR_OVER_MEDIAN", "fraction_problems", "row_problems", "run_problems",
+           "selection_problems", "spec_problems"]
 
 #: The ``noisy`` threshold: harness.run.timing's (which the build cannot import, as it
 #: imports torch); tests/unit/test_records_consistency.py keeps the two equal.
@@ -97,7 +105,10 @@ def _timing(row: TrialRow) -> list[str]:
                          f"{row.iqr_over_median:g} is {'above' if noisy else 'within'} "
                          f"{NOISY_IQR_OVER_MEDIAN:g}")
     work = _work(row)
-    if row.throughput is not None and work is not None and not _close(
+    if row.throughput is not None and work is None:
+        found.append(f"throughput in {row.throughput_unit!r} of shape {row.shape!r}: the work "
+                     "of a call is not known, so the throughput cannot be checked")
+    elif row.throughput is not None and work is not None and not _close(
             row.throughput, work / row.latency, 3 * _CELL):
         found.append(f"throughput {row.throughput:g} {row.throughput_unit} is not the work of "
                      f"a call ({work:g}) / latency ({work / row.latency:.6g})")
@@ -115,11 +126,103 @@ def row_problems(rows: list[TrialRow]) -> list[str]:
     return problems
 
 
-def spec_problems(rows: list[TrialRow], specs: dict[str, TrialSpec]) -> list[str]:
-    """Rows whose threads differ from what their trial declares."""
-    return [f"{row.location}: trial {row.trial!r} ran with {row.threads} thread(s), but "
-            f"harness/trials.toml declares threads = {specs[row.trial].threads}"
-            for row in rows if row.trial in specs and row.threads != specs[row.trial].threads]
+def spec_problems(rows: list[TrialRow], specs: dict[str, TrialSpec],
+                  device_type: str) -> list[str]:
+    """Rows that differ from what their trial declares, or whose trial does not run on
+    this device (a CPU-only trial's row in a GPU record)."""
+    problems = []
+    for row in (r for r in rows if r.trial in specs):
+        spec = specs[row.trial]
+        where = spec.location or "trials/trials.toml"
+        if device_type not in spec.devices:
+            problems.append(f"{row.location}: trial {row.trial!r} runs on {', '.join(spec.devices)}"
+                            f" only ({where}), yet this {device_type} record holds a row of it")
+        declared = {"threads": spec.threads, "dtype": spec.dtype, "batch": spec.batch,
+                    "shape": shape_text(spec.shape), "tolerance": spec.tolerance}
+        for name, value in declared.items():
+            held = getattr(row, name)
+            if held != value and not (name == "tolerance" and _close(held, spec.tolerance, _CELL)):
+                problems.append(f"{row.location}: trial {row.trial!r} has {name} = {held!r}, "
+                                f"but {where} declares {name} = {value!r}")
+    return problems
+
+
+def fraction_problems(rows: list[TrialRow], environments: dict[str, Environment]) -> list[str]:
+    """``peak_fraction`` recomputed: throughput over the run's peak for the row's dtype
+    (times its threads on a CPU whose threads each have a core; none otherwise), none
+    where there is no peak or the throughput beats it (a peak that is beaten bounds
+    nothing)."""
+    problems = []
+    for row in rows:
+        env = environments.get(row.run_id)
+        peak = env.peak.get(row.dtype) if env and row.throughput_unit == "FLOP/s" else None
+        if peak and env and env.device_key == "cpu":
+            peak = peak * row.threads if row.threads == 1 or env.own_cores else None
+        want = row.throughput / peak if peak and row.throughput and row.throughput <= peak \
+            else None
+        if (want is None) != (row.peak_fraction is None) or (
+                want is not None and row.peak_fraction is not None
+                and not _close(want, row.peak_fraction, 3 * _CELL)):
+            problems.append(
+                f"{row.location}: trial {row.trial!r}: peak_fraction "
+                f"{'empty' if row.peak_fraction is None else f'{row.peak_fraction:g}'} is not "
+                f"throughput / the run's peak ({'none' if want is None else f'{want:.6g}'})")
+    return problems
+
+
+_RUN_ID = re.compile(r"([0-9]{8}T[0-9]{6}Z)-[0-9a-f]+")
+#: How long after its run id's time (the command's start) a run may be dated.
+_RUN_LENGTH = datetime.timedelta(hours=1)
+#: A torch build as PEP 440 writes it, ASCII only: 2.13.0, 2.6.0+cu124, 2.7.0rc1.
+_BUILD = re.compile(r"[0-9]+(\.[0-9]+)*((a|b|rc)[0-9]+)?(\.post[0-9]+)?(\.dev[0-9]+)?"
+                    r"(\+[a-z0-9]+(\.[a-z0-9]+)*)?", re.ASCII)
+
+
+def _misdated(run_id: str, date: str) -> str | None:
+    """Why ``date`` is not when run ``run_id`` says it started; ``None`` when it is."""
+    started = _RUN_ID.fullmatch(run_id)
+    try:
+        begun = datetime.datetime.strptime(started.group(1), "%Y%m%dT%H%M%SZ").replace(
+            tzinfo=datetime.UTC) if started else None
+        when = datetime.datetime.fromisoformat(date)
+    except ValueError:
+        begun = None
+    if begun and begun - _RUN_LENGTH / 60 <= when.replace(tzinfo=when.tzinfo or datetime.UTC) \
+            <= begun + _RUN_LENGTH:
+        return None
+    return (f"run {run_id!r} is dated {date!r}, not when its id says it started (<UTC start>-"
+            "<hex>, dated within an hour); a record's date is not edited")
+
+
+def run_problems(records: list[DeviceRecord], *, results: Path) -> list[str]:
+    """Across the sets: each build folder a PEP 440 version, one ``torch_git`` per build,
+    each run id in one set only, each run and observation dated when its run started."""
+    problems: list[str] = []
+    owner: dict[str, Path] = {}
+    git: dict[str, tuple[str, Path]] = {}
+    for record in records:
+        env_file = results / record.torch_build / f"{record.device_key}.env.json"
+        if not _BUILD.fullmatch(record.torch_build):
+            problems.append(
+                f"{env_file}:1: {record.torch_build!r} is not a torch build as PEP 440 writes "
+                "it in ASCII (e.g. 2.13.0+cpu); a look-alike letter makes a second build")
+        for run_id, env in sorted(record.environments.items()):
+            if run_id in owner:
+                problems.append(f"{env_file}:1: run {run_id!r} is also a run of "
+                                f"{owner[run_id]}; a run records one set")
+            owner.setdefault(run_id, env_file)
+            seen = git.setdefault(record.torch_build, (env.torch_git, env_file))
+            if env.torch_git and seen[0] and env.torch_git != seen[0]:
+                problems.append(f"{env_file}:1: run {run_id!r} was made with torch_git "
+                                f"{env.torch_git[:12]}, {seen[1]} with {seen[0][:12]}: one "
+                                "build has one commit")
+            wrong = _misdated(run_id, env.date)
+            problems += [f"{env_file}:1: {wrong}"] if wrong else []
+        for (snippet, name), where in record.observation_lines.items():
+            found = record.observation(snippet, name)
+            wrong = _misdated(found.run_id, found.date) if found else None
+            problems += [f"{where}: observation {name!r}: {wrong}"] if wrong else []
+    return problems
 
 
 def selection_problems(

@@ -9,30 +9,35 @@ within the analytic tolerance of the first build's), ``changed`` (outside it),
 Trials, per trial and device key: ``missing``, ``failing`` (an error or a quality
 failure in some builds only), ``other-hardware`` (recorded on different processors:
 timings are not comparable), and for timings the verdict of
-:func:`harness.records.drift_stats.timing_verdict` on the recorded per-block samples:
-``changed``, ``no-measurable-difference`` or, below
-:data:`~harness.records.drift_stats.MIN_BLOCKS` blocks, ``inconclusive``. The
-statistics and their proofs live in :mod:`harness.records.drift_stats`.
+:func:`harness.records.drift_stats.timing_verdict` on run-level summaries (one per
+process: the median of its blocks, of the timed thread's CPU time where every compared
+run recorded it): ``changed``, ``no-measurable-difference`` (an equivalence test against
+the margin of ``[method]`` in trials.toml) or ``inconclusive``. The statistics and their
+proofs live in :mod:`harness.records.drift_stats`.
 
 A comparison compares torch only if nothing else differs. Each device's
 :class:`Setup` says what else does: runs not recorded in one session (one job, one
-machine), different wheel variants (``+cpu`` against ``+cu130``), and the noise floor
-a same-build control run (``<device>.control.csv``) measured, if there is one.
+machine) and different wheel variants (``+cpu`` against ``+cu130``). Each trial's noise
+floor comes from its own same-build control run (``<device>.control.csv``), if any.
+Where callgrind counted instructions per call, each build's count is kept beside time.
 """
 
 from __future__ import annotations
 
+import math
+import statistics
 from dataclasses import dataclass, replace
 from typing import Literal
 
 from harness.core.compare import compare
 from harness.core.rows import TrialRow
 from harness.core.types import Expectation, Observation
-from harness.records.drift_stats import MIN_BLOCKS, Interval, timing_verdict
+from harness.records.drift_stats import Interval, run_summaries, runs_needed, timing_verdict
 from harness.records.store import DeviceRecord, Records
+from harness.sources.trials import Method, load_method
 from harness.text.drift_words import drift_detail
 
-__all__ = ["Drift", "Setup", "Verdict", "drift_report", "noise_floor", "setup_of",
+__all__ = ["Drift", "Setup", "Summaries", "Verdict", "drift_report", "setup_of", "summaries",
            "trial_drift"]
 
 Verdict = Literal["identical", "within-tolerance", "changed", "failing", "missing",
@@ -50,8 +55,6 @@ class Setup:
     """Every compared run names the same non-empty session: one job, one machine."""
     variants: tuple[str, ...] = ()
     """The builds' wheel variants (``cpu``, ``cu130``) when they differ; else empty."""
-    floor: float | None = None
-    """The largest same-build control ratio (≥ 1); ``None`` without a control run."""
     controls: tuple[str, ...] = ()
     """Builds that hold a control run."""
 
@@ -71,22 +74,34 @@ class Drift:
     other: str = ""
     """The build whose timing is compared with the first (the widest change)."""
     interval: Interval | None = None
-    blocks: tuple[int, ...] = ()
-    """Per-block sample counts of the builds, in :attr:`builds` order."""
+    """The change interval of :attr:`other` against the first build."""
+    runs: tuple[int, ...] = ()
+    """Runs (processes) per build, in :attr:`builds` order."""
+    needed: int = 0
+    """Runs per build the verdict needs (more builds, more runs: Bonferroni)."""
+    floor: float | None = None
+    """This trial's noise floor (≥ 1) from its own same-build control; ``None`` without."""
+    clock: str = ""
+    """``cpu`` (the timed thread's CPU time) or ``wall``: what the summaries measure."""
+    margin: float = 0.0
     setup: Setup | None = None
     """For a trial: how its device's builds were recorded."""
     samples: tuple[tuple[float, ...], ...] = ()
-    """For a timing verdict: the per-block times of the first build and of :attr:`other`
-    (the page's worked example reads its medians and intervals from them)."""
+    """For a timing verdict: the run summaries of the first build and of :attr:`other`
+    (the page's worked example reads its interval from them)."""
+    instructions: tuple[float | None, ...] = ()
+    """Instructions per call (callgrind) per build, in :attr:`builds` order, if counted."""
+    instructions_control: float | None = None
+    """The same count in the first build's control run: its spread from the main count."""
 
     def detail_in(self, lang: str) -> str:
         """The detail in ``lang`` (plain text; escape it for a page)."""
         interval = self.interval
         return drift_detail(
             lang, kind=self.kind, verdict=self.verdict, builds=self.builds, named=self.named,
-            other=self.other, device=self.device, blocks=self.blocks, min_blocks=MIN_BLOCKS,
+            other=self.other, device=self.device, runs=self.runs, needed=self.needed,
             ratio=(interval.ratio, interval.low, interval.high) if interval else None,
-            floor=self.setup.floor if self.setup else None)
+            floor=self.floor, clock=self.clock, margin=self.margin)
 
     @property
     def detail(self) -> str:
@@ -98,24 +113,41 @@ def _variant(build: str) -> str:
     return build.partition("+")[2] or "pypi"
 
 
-def noise_floor(records: list[DeviceRecord]) -> float | None:
-    """The largest median ratio between a build's rows and its control run's rows of the
-    same trial (as a factor ≥ 1); ``None`` when no record holds a control run."""
-    ratios = []
-    for record in records:
-        for control in record.control_rows:
-            row = record.row(control.trial)
-            if row is None or not row.samples_s or not control.samples_s:
-                continue
-            ratio = _median(control.samples_s) / _median(row.samples_s)
-            ratios.append(max(ratio, 1 / ratio))
-    return max(ratios) if ratios else None
+@dataclass(frozen=True, kw_only=True)
+class Summaries:
+    """One row's run summaries, on the clock they were read with."""
+
+    wall: tuple[float, ...]
+    cpu: tuple[float, ...]
+    """Empty where the run did not record the timed thread's CPU time."""
+    instructions: float | None = None
+
+    def on(self, clock: str) -> tuple[float, ...]:
+        return self.cpu if clock == "cpu" else self.wall
 
 
-def _median(samples: tuple[float, ...]) -> float:
-    ordered = sorted(samples)
-    middle = len(ordered) // 2
-    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+def summaries(record: DeviceRecord, row: TrialRow) -> Summaries:
+    """The per-run medians of ``row``: its run's environment says how many processes its
+    blocks came from (``runs``; one for a record made before runs were counted) and holds
+    the timed thread's CPU time per block (``thread_cpu_s``) and callgrind's count."""
+    extra = record.environment_of(row.run_id).extra
+    runs = extra.get("runs", 1)
+    runs = runs if isinstance(runs, int) and runs > 0 else 1
+    cpu = extra.get("thread_cpu_s", {}).get(row.trial, ())
+    counted = extra.get("instructions", {}).get(row.trial)
+    return Summaries(wall=run_summaries(row.samples_s, runs),
+                     cpu=run_summaries(tuple(cpu), runs) if len(cpu) == len(row.samples_s)
+                     else (),
+                     instructions=float(counted) if isinstance(counted, (int, float)) else None)
+
+
+def _floor(base: tuple[float, ...], control: tuple[float, ...]) -> float | None:
+    """How far a build's control run landed from the build (a factor ≥ 1): the ratio of
+    their medians of run summaries."""
+    if not base or not control:
+        return None
+    ratio = statistics.median(control) / statistics.median(base)
+    return max(ratio, 1 / ratio)
 
 
 def setup_of(device: str, records: list[DeviceRecord]) -> Setup:
@@ -128,7 +160,7 @@ def setup_of(device: str, records: list[DeviceRecord]) -> Setup:
     variants = tuple(dict.fromkeys(_variant(b) for b in builds))
     one_session = len(sessions) == 1 and "" not in sessions
     return Setup(device=device, builds=builds, one_session=one_session,
-                 variants=variants if len(variants) > 1 else (), floor=noise_floor(records),
+                 variants=variants if len(variants) > 1 else (),
                  controls=tuple(r.torch_build for r in records if r.control_rows))
 
 
@@ -141,12 +173,13 @@ def _machine(record: DeviceRecord, row: TrialRow) -> str:
 
 
 def trial_drift(trial: str, device: str, records: list[DeviceRecord], *,
-                setup: Setup | None = None) -> Drift:
+                setup: Setup | None = None, method: Method | None = None) -> Drift:
     """The verdict for one trial across ``records`` (one device key, oldest build first)."""
+    method = method or Method()
     builds = tuple(r.torch_build for r in records)
     setup = setup or setup_of(device, records)
     base_drift = Drift(kind="trial", item=trial, device=device, verdict="missing",
-                       builds=builds, setup=setup)
+                       builds=builds, setup=setup, margin=method.margin)
     rows = {r.torch_build: r.row(trial) for r in records}
     absent = tuple(b for b, row in rows.items() if row is None)
     if absent:
@@ -159,21 +192,29 @@ def trial_drift(trial: str, device: str, records: list[DeviceRecord], *,
                                                                        strict=True)))
     if len(machines) > 1:
         return replace(base_drift, verdict="other-hardware", named=machines)
-    base, *others = present
-    blocks = tuple(len(row.samples_s) for row in present)
-    if not others:
+    if len(present) < 2:
         return replace(base_drift, verdict="single-build")
-    if 0 in blocks:
-        return replace(base_drift, verdict="failing", blocks=blocks)
-    # Against the first build; a change in any build decides, then an inconclusive one.
-    found = [(timing_verdict(base.samples_s, o.samples_s, floor=setup.floor), o.torch_build)
-             for o in others]
-    rank = {"changed": 0, "inconclusive": 1, "no-measurable-difference": 2}
-    (verdict, interval), other = min(found, key=lambda f: (
-        rank[f[0][0]], -abs(f[0][1].ratio - 1.0) if f[0][1] else 0.0))
-    compared = next(o for o in others if o.torch_build == other)
-    return replace(base_drift, verdict=verdict, other=other, interval=interval, blocks=blocks,
-                   samples=(base.samples_s, compared.samples_s))
+    if any(not row.samples_s for row in present):
+        return replace(base_drift, verdict="failing")
+    found = [summaries(r, row) for r, row in zip(records, present, strict=True)]
+    control_row = next((c for c in records[0].control_rows if c.trial == trial), None)
+    control = summaries(records[0], control_row) if control_row is not None else None
+    clock = "cpu" if all(s.cpu for s in found) and (control is None or control.cpu) else "wall"
+    runs = tuple(len(s.on(clock)) for s in found)
+    needed = runs_needed(len(found) - 1)
+    floor = _floor(found[0].on(clock), control.on(clock)) if control is not None else None
+    counted = replace(base_drift, runs=runs, needed=needed, floor=floor, clock=clock,
+                      instructions=tuple(s.instructions for s in found),
+                      instructions_control=control.instructions if control else None)
+    if min(runs) < needed:
+        return replace(counted, verdict="inconclusive")
+    base, others = found[0].on(clock), [s.on(clock) for s in found[1:]]
+    verdict, intervals = timing_verdict(base, others, floor=floor, margin=method.margin)
+    # The build shown is the one farthest from the reference.
+    distance = [abs(math.log(i.ratio)) if i is not None else -1.0 for i in intervals]
+    index = distance.index(max(distance))
+    return replace(counted, verdict=verdict, other=builds[index + 1],
+                   interval=intervals[index], samples=(base, others[index]))
 
 
 def _example_drift(expectation: Expectation, device: str,
@@ -203,9 +244,11 @@ def _example_drift(expectation: Expectation, device: str,
 
 
 def drift_report(records: Records, expectations: list[Expectation],
-                 trials: list[str]) -> list[Drift]:
+                 trials: list[str], *, method: Method | None = None) -> list[Drift]:
     """Every example expectation and every trial, per device key, classified; a device
-    with one recorded build reads ``single-build`` (nothing to compare it with)."""
+    with one recorded build reads ``single-build`` (nothing to compare it with). The
+    margin and runs come from ``method`` (default: trials.toml's ``[method]``)."""
+    method = method or load_method()
     by_device: dict[str, list[DeviceRecord]] = {}
     for record in records.items:  # already ordered by torch version
         by_device.setdefault(record.device_key, []).append(record)
@@ -220,6 +263,6 @@ def drift_report(records: Records, expectations: list[Expectation],
         with_rows = [r for r in items if r.rows]
         recorded = {row.trial for r in with_rows for row in r.rows}
         setup = setup_of(device, with_rows)
-        found += [trial_drift(t, device, with_rows, setup=setup) for t in trials
-                  if t in recorded]
+        found += [trial_drift(t, device, with_rows, setup=setup, method=method)
+                  for t in trials if t in recorded]
     return found

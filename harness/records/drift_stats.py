@@ -1,105 +1,112 @@
-"""Distribution-free intervals for medians and the timing verdict between two
-builds, with the proof of their error rates. Standard library only, exact integer
-arithmetic (no normal approximation, no resampling).
+"""The timing verdict between torch builds, with the proof of its error rates. Standard
+library only, exact integer arithmetic (no normal approximation, no resampling).
 
-**Interval for one median.** Let X₁…Xₙ be independent draws from one distribution
-with median m (here: a run's per-block times) and X₍₁₎ ≤ … ≤ X₍ₙ₎ their order. The
-event X₍ₖ₎ > m means at most k−1 draws are ≤ m; each draw is ≤ m with probability
-at least ½, so P(X₍ₖ₎ > m) ≤ P(B ≤ k−1) with B ~ Binomial(n, ½), and symmetrically
-P(X₍ₙ₋ₖ₊₁₎ < m) ≤ P(B ≤ k−1). Hence [X₍ₖ₎, X₍ₙ₋ₖ₊₁₎] covers m with probability at
-least 1 − 2·P(B ≤ k−1), for every distribution, continuous or not, at every n. The
-interval takes the largest k for which that bound reaches :data:`MEDIAN_CONFIDENCE`
-(97.5 %). With k = 1 the bound is 1 − 2·2⁻ⁿ, which reaches 97.5 % only from n = 7
-(:data:`MIN_BLOCKS`); below that no such interval exists and there is no verdict.
+**The run is the unit.** Blocks timed inside one process are not independent (the
+committed records' blocks have a median lag-1 autocorrelation of about 0.5, and a
+process's machine state shifts them all together), so a block is never a sample here.
+A *run* is one process; its summary is the median of its blocks (of the timed thread's
+CPU time where every compared run recorded it, else of wall time). A trial's runs of
+each build are recorded in adjacent windows (``tools/record_interleaved.py``: build after
+build, then the first build again as the control), so the runs of a build are treated as
+exchangeable draws, and what the machine drifted between windows shows as the trial's
+noise floor, which a «cambió» must clear.
 
-**Verdict.** Two builds' medians m₁, m₂ get one interval each. "Changed" requires
-the intervals to be disjoint. If m₁ = m₂ = m (no change; in particular when both
-runs draw from identical distributions) and the intervals are disjoint, at least one
-misses m, so P(false "changed") ≤ 2.5 % + 2.5 % = 5 % (Bonferroni; no independence
-needed). Disjoint intervals are the same event as the ratio interval
-[low₂/high₁, high₂/low₁] excluding 1, and that interval covers m₂/m₁ whenever both
-intervals cover their medians: with probability ≥ 95 %.
+**Interval for the ratio (exact, Mann–Whitney/Moses).** Let x₁…xₘ be the log run summaries
+of the reference and y₁…yₙ those of the other build, and D₍₁₎ ≤ … ≤ D₍ₘₙ₎ the sorted
+m·n differences yⱼ − xᵢ. If the other build's summaries are the reference's shifted by
+δ, the number of differences below δ has the Mann–Whitney null distribution, whatever the
+distribution of the summaries is; so [D₍ₖ₎, D₍ₘₙ₊₁₋ₖ₎] covers δ with probability at least
+1 − 2·P(U ≤ k−1), computed exactly by counting (:func:`mann_whitney_cdf`). Its exponential
+is an interval for the ratio of times. With no change at all (both builds draw from one
+distribution) the interval excludes 0 exactly when the two-sided Mann–Whitney test rejects,
+which has probability at most 2·P(U ≤ k−1) with no shift model needed. A bootstrap was not
+used: with five runs a build it covers far less than it claims.
 
-**Noise floor.** The proof holds for the distributions of the two runs; it cannot
-know whether the machine drifted between them. A same-build control (the build
-recorded twice in one job) measures that: ``floor`` is the largest control ratio
-(≥ 1). A difference whose ratio interval reaches into [1/floor, floor] is inside the
-noise, and reads "no measurable difference" even if it excludes 1. This only turns
-"changed" into "no measurable difference", so the 5 % bound still holds.
+**Verdicts.** Against the oldest build, each of the other b builds gets a change interval
+at confidence 1 − 5 %/b (Bonferroni over the comparisons of one trial), so P(any false
+«cambió») ≤ 5 % for the trial whatever the number of builds. «cambió» needs the interval to
+exclude 1 *and* the trial's own noise floor: the ratio its same-build control run reached
+against the build it repeats (≥ 1), which only makes «cambió» harder. «sin diferencia
+medible» needs an equivalence test (two one-sided tests, TOST): each build's 90 % interval
+inside [1/(1+margin), 1+margin]; when the true ratio lies outside the margin, each test
+wrongly passes with probability at most 5 %, and all must pass (intersection–union), so
+P(false «sin diferencia medible») ≤ 5 %. Anything else is «no concluyente».
+
+**Runs needed.** An interval at confidence 1 − α exists only when even [D₍₁₎, D₍ₘₙ₎]
+reaches it: 2/C(m+n, m) ≤ α. :func:`runs_needed` gives the fewest runs a build (equal
+counts) for b comparisons; below it the verdict is «no concluyente» and says why.
 """
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cache
 from typing import Literal
 
 __all__ = [
-    "CONFIDENCE", "MEDIAN_CONFIDENCE", "MIN_BLOCKS", "Interval", "TimingVerdict",
-    "coverage", "median_interval", "median_ranks", "ratio_interval", "timing_verdict",
+    "ALPHA", "Interval", "TimingVerdict", "equivalence_interval", "mann_whitney_cdf",
+    "moses_rank", "ratio_interval", "run_summaries", "runs_needed", "timing_verdict",
 ]
 
-#: Confidence of the ratio interval, and 1 − the bound on a false "changed".
-CONFIDENCE = Fraction(95, 100)
-#: Confidence of each median's interval (Bonferroni: two intervals share 1 − CONFIDENCE).
-MEDIAN_CONFIDENCE = 1 - (1 - CONFIDENCE) / 2
+#: Bound on a false «cambió» for one trial (over all its builds), and on a false «sin
+#: diferencia medible».
+ALPHA = Fraction(5, 100)
 
 TimingVerdict = Literal["changed", "no-measurable-difference", "inconclusive"]
 
 
-def coverage(n: int, k: int) -> Fraction:
-    """Guaranteed coverage of [X₍ₖ₎, X₍ₙ₋ₖ₊₁₎] (1-based ranks): 1 − 2·P(B ≤ k−1)."""
-    below, term = 0, 1  # term is C(n, j), exact
-    for j in range(k):
-        below += term
-        term = term * (n - j) // (j + 1)
-    return 1 - Fraction(2 * below, 2**n)
+@cache
+def _counts(m: int, n: int) -> tuple[int, ...]:
+    """How many of the C(m+n, m) orderings give U = u, for u = 0 … m·n (exact)."""
+    # Recurrence on the largest observation: it belongs to the x's (adds nothing to U,
+    # which counts pairs y < x ... here pairs with yⱼ − xᵢ < 0) or to the y's (adds m).
+    if m == 0 or n == 0:
+        return (1,)
+    left, right = _counts(m - 1, n), _counts(m, n - 1)
+    size = m * n + 1
+    out = [0] * size
+    for u, c in enumerate(left):
+        out[u + n] += c
+    for u, c in enumerate(right):
+        out[u] += c
+    return tuple(out)
 
 
-def median_ranks(n: int, confidence: Fraction = MEDIAN_CONFIDENCE) -> tuple[int, int] | None:
-    """1-based ranks (k, n−k+1) of the narrowest symmetric interval whose coverage
-    (:func:`coverage`) is at least ``confidence``; ``None`` when even [min, max] falls
-    short. One pass over the binomial coefficients, exact."""
-    allowed = (1 - confidence) / 2 * 2**n  # 2ⁿ·P(B ≤ k−1) may not exceed this
-    below, term, k = 0, 1, 0  # term is C(n, k)
-    while k + 1 <= (n + 1) // 2:
-        below += term  # 2ⁿ·P(B ≤ k): the bound for rank k + 1
-        if below > allowed:
-            break
+def mann_whitney_cdf(m: int, n: int, u: int) -> Fraction:
+    """P(U ≤ u) under no difference, exact."""
+    counts = _counts(m, n)
+    return Fraction(sum(counts[: max(u + 1, 0)]), math.comb(m + n, m))
+
+
+def moses_rank(m: int, n: int, alpha: Fraction) -> int | None:
+    """The largest k with 2·P(U ≤ k−1) ≤ ``alpha``: the interval is [D₍ₖ₎, D₍ₘₙ₊₁₋ₖ₎];
+    ``None`` when even k = 1 falls short (too few runs)."""
+    k = 0
+    while k < (m * n + 1) // 2 and 2 * mann_whitney_cdf(m, n, k) <= alpha:
         k += 1
-        term = term * (n - k + 1) // k
-    return (k, n - k + 1) if k else None
+    return k or None
 
 
-def _min_blocks() -> int:
+def runs_needed(comparisons: int = 1) -> int:
+    """Fewest runs per build (equal counts) for a change interval over ``comparisons``."""
     n = 1
-    while median_ranks(n) is None:
+    while moses_rank(n, n, ALPHA / max(comparisons, 1)) is None:
         n += 1
     return n
-
-
-#: Fewest blocks per build for which a median's interval exists: 7 (1 − 2/128 ≥ 97.5 %).
-MIN_BLOCKS = _min_blocks()
-
-
-def median_interval(samples: Sequence[float]) -> tuple[float, float] | None:
-    """The :data:`MEDIAN_CONFIDENCE` interval for the median of ``samples``, or ``None``
-    with fewer than :data:`MIN_BLOCKS` samples."""
-    ranks = median_ranks(len(samples))
-    if ranks is None:
-        return None
-    ordered = sorted(samples)
-    return ordered[ranks[0] - 1], ordered[ranks[1] - 1]
 
 
 @dataclass(frozen=True, kw_only=True)
 class Interval:
     ratio: float
-    """Median of the later build over median of the first build (above 1: slower)."""
+    """Point estimate of the other build's time over the reference's (Hodges–Lehmann:
+    the exponential of the median difference of log run summaries); above 1: slower."""
     low: float
     high: float
+    confidence: float = 0.95
 
     @property
     def excludes_one(self) -> bool:
@@ -110,24 +117,51 @@ class Interval:
         return self.low <= floor and self.high >= 1.0 / floor
 
 
-def ratio_interval(base: Sequence[float], other: Sequence[float]) -> Interval | None:
-    """≥ 95 % interval for median(other) / median(base); ``None`` below :data:`MIN_BLOCKS`
-    samples in either (see the module's proof)."""
-    first, second = median_interval(base), median_interval(other)
-    if first is None or second is None or first[0] <= 0:
+def run_summaries(samples: Sequence[float], runs: int) -> tuple[float, ...]:
+    """The median of each run's blocks: ``samples`` holds ``runs`` runs of equal length,
+    one after the other. Empty when the samples do not split evenly."""
+    if runs < 1 or not samples or len(samples) % runs:
+        return ()
+    size = len(samples) // runs
+    return tuple(statistics.median(samples[i * size:(i + 1) * size]) for i in range(runs))
+
+
+def ratio_interval(base: Sequence[float], other: Sequence[float],
+                   alpha: Fraction = ALPHA) -> Interval | None:
+    """The exact (1 − ``alpha``) interval for other/base from run summaries (see the
+    module's proof); ``None`` with too few runs."""
+    if not base or not other or min(*base, *other) <= 0:
         return None
-    return Interval(ratio=statistics.median(other) / statistics.median(base),
-                    low=second[0] / first[1], high=second[1] / first[0])
+    k = moses_rank(len(base), len(other), alpha)
+    if k is None:
+        return None
+    diffs = sorted(math.log(y) - math.log(x) for x in base for y in other)
+    return Interval(ratio=math.exp(statistics.median(diffs)), low=math.exp(diffs[k - 1]),
+                    high=math.exp(diffs[-k]), confidence=float(1 - alpha))
 
 
-def timing_verdict(base: Sequence[float], other: Sequence[float], *,
-                   floor: float | None = None) -> tuple[TimingVerdict, Interval | None]:
-    """The verdict on two builds' per-block times: "inconclusive" below
-    :data:`MIN_BLOCKS`, "changed" only when the medians' intervals are disjoint and the
-    ratio interval lies outside the noise ``floor`` (when a control gave one)."""
-    interval = ratio_interval(base, other)
-    if interval is None:
-        return "inconclusive", None
-    if not interval.excludes_one or (floor is not None and interval.inside(floor)):
-        return "no-measurable-difference", interval
-    return "changed", interval
+def equivalence_interval(base: Sequence[float], other: Sequence[float]) -> Interval | None:
+    """The 1 − 2·:data:`ALPHA` interval the TOST reads (two one-sided tests at ALPHA)."""
+    return ratio_interval(base, other, 2 * ALPHA)
+
+
+def timing_verdict(base: Sequence[float], others: Sequence[Sequence[float]], *,
+                   floor: float | None, margin: float
+                   ) -> tuple[TimingVerdict, list[Interval | None]]:
+    """The verdict on one trial, from run summaries: the reference's and each other
+    build's. Returns the change intervals (one per other build, ``None`` with too few runs).
+
+    «changed»: some build's interval excludes 1 and the noise band of ``floor`` (a trial
+    without a control has no floor and never reads «changed»); «no-measurable-difference»:
+    every build's 90 % interval lies inside ±``margin``; else «inconclusive».
+    """
+    alpha = ALPHA / max(len(others), 1)
+    intervals = [ratio_interval(base, other, alpha) for other in others]
+    if floor is not None and any(i is not None and i.excludes_one and not i.inside(floor)
+                                 for i in intervals):
+        return "changed", intervals
+    bound = 1.0 + margin
+    tost = [equivalence_interval(base, other) for other in others]
+    if tost and all(t is not None and t.low >= 1 / bound and t.high <= bound for t in tost):
+        return "no-measurable-difference", intervals
+    return "inconclusive", intervals

@@ -29,15 +29,16 @@ __all__ = [
     "MAX_RECORD_BYTES",
     "date_problem",
     "device_key",
+    "json_value",
     "read_environments",
     "type_problem",
     "typed_fields",
 ]
 
 #: The largest record file read. A run of every trial and example writes under 100 kB;
-#: benchmarks/bench_drift.py's largest synthetic set (90,000 rows) is about 15 MiB. A
+#: benchmarks/bench_drift.py's full size (90,000 rows) writes a 22 MB examples.jsonl. A
 #: 130 MB record once took 755 s and 9 GB to build; this refuses it in milliseconds.
-MAX_RECORD_BYTES = 16 * 1024 * 1024
+MAX_RECORD_BYTES = 48 * 1024 * 1024
 #: How far in the future a date may lie: the recording machine's clock may run ahead.
 CLOCK_SKEW = datetime.timedelta(minutes=10)
 
@@ -136,6 +137,17 @@ def date_problem(text: str, *, now: datetime.datetime | None = None) -> str | No
     return None
 
 
+def json_value(text: str, shown: object, line: int = 1) -> Any:
+    """``text`` as JSON; invalid or too deeply nested JSON names ``shown`` and the line."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise HarnessError(f"{shown}:{line + exc.lineno - 1}: not valid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise HarnessError(f"{shown}:{line}: JSON nested too deeply to read (thousands of "
+                           "levels); a record's values are a few levels deep") from None
+
+
 def _run_lines(text: str) -> dict[str, int]:
     lines: dict[str, int] = {}
     for number, line in enumerate(text.splitlines(), start=1):
@@ -148,10 +160,7 @@ def _run_lines(text: str) -> dict[str, int]:
 def read_environments(path: Path, shown: Path) -> dict[str, Environment]:
     """The runs of a ``.env.json`` file, keyed by run id, every field of its type."""
     text = read_text(path, shown, limit=MAX_RECORD_BYTES).removeprefix("\ufeff")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise HarnessError(f"{shown}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+    data = json_value(text, shown)
     runs = data.get("runs") if isinstance(data, dict) else None
     if not isinstance(runs, dict) or not runs:
         raise HarnessError(

@@ -1,19 +1,20 @@
-"""Writing record files so that a reader never sees half a record set.
+"""Writing a record folder so that a reader never sees half of it, with the file system alone.
 
-A record set is three files (rows, observations, environments). They are
-staged as fsynced temporary files beside their targets, a journal naming them
-is written, then each is moved into place with ``os.replace`` and the journal is
-removed. A run killed while measuring leaves every file byte-identical; one killed
-inside the few replaces leaves a journal, which the next writer rolls forward and
-which a reader refuses (naming it) instead of publishing a mix. Writers hold a
-``filelock`` lock, which works on every platform torch supports.
+A recording writes the build's whole new folder beside it (``.<build>.tmp``: the other
+sets' files copied, its own written and fsynced), renames it ``.<build>.new`` once it is
+complete, then swaps it into place: the old folder to ``.<build>.old``, the new one to
+``<build>``. No journal: a complete ``.new`` folder is all a roll-forward needs. A run
+killed while measuring or writing leaves the folder as it was (the next writer discards
+the ``.tmp``); one killed between the two renames leaves a complete ``.new``, which the
+next writer moves into place and which the build refuses, naming it, instead of
+publishing a mix. Writers hold ``results/.record.lock`` (``filelock``).
 """
 
 from __future__ import annotations
 
-import json
 import os
-import re
+import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,26 +22,15 @@ from pathlib import Path
 
 from harness.core.errors import HarnessError
 
-__all__ = [
-    "JOURNAL_SUFFIX",
-    "check_no_journal",
-    "journal_moves",
-    "locked",
-    "replace_together",
-    "write_atomically",
-]
+__all__ = ["LOCK_FILE", "check_settled", "locked", "replace_folder", "write_atomically"]
 
-JOURNAL_SUFFIX = ".commit.json"
+LOCK_FILE = ".record.lock"
 
 
-def _journal(folder: Path, key: str) -> Path:
-    return folder / f".{key}{JOURNAL_SUFFIX}"
-
-
-def _fsync_dir(folder: Path) -> None:
+def _fsync(path: Path) -> None:
     try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:  # Windows cannot open a directory; its replace is durable enough
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:  # Windows cannot open a directory; its rename is durable enough
         return
     try:
         os.fsync(fd)
@@ -49,76 +39,92 @@ def _fsync_dir(folder: Path) -> None:
 
 
 @contextmanager
-def locked(folder: Path, key: str) -> Iterator[None]:
-    """Hold the record set's lock (created on first use)."""
-    from filelock import FileLock  # installed with torch; only writers need it
+def locked(results: Path, *, shown: Path, wait: bool = True) -> Iterator[None]:
+    """Hold the records' lock (again, within the process that holds it). When another
+    command holds it, say so naming it, then wait for it (a second ``record`` measures
+    nothing meanwhile) or, without ``wait``, refuse."""
+    from filelock import FileLock, Timeout  # installed with torch; only writers need it
 
-    folder.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(folder / f".{key}.lock")):
-        _roll_forward(folder, key)
-        yield
-
-
-#: What a record writer replaces, by the key it locks: a record set's files, or the
-#: published list (key ``published``). A journal naming anything else was not written here.
-_RECORD_SUFFIXES = (".csv", ".control.csv", ".examples.jsonl", ".env.json")
-
-
-def _targets(key: str) -> set[str]:
-    return {"published.toml"} if key == "published" else {key + s for s in _RECORD_SUFFIXES}
-
-
-def journal_moves(folder: Path, key: str, shown: Path) -> list[tuple[Path, Path]]:
-    """The (staged, final) moves ``folder``'s journal for ``key`` names, validated as data:
-    every path directly inside ``folder``, every final name one the writer of ``key``
-    writes, every staged name the writer's own ``.<final>.<random>.tmp``. Anything else is
-    refused naming the journal, and nothing is moved."""
-    journal = _journal(folder, key)
-    where = shown / journal.name
+    results.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(str(results / LOCK_FILE), is_singleton=True)
+    held = (f"{shown / LOCK_FILE}: another `record` or `publish` command is writing these "
+            "records (it holds this lock)")
     try:
-        moves = json.loads(journal.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        moves = None
-    pairs = isinstance(moves, list) and all(
-        isinstance(m, list) and len(m) == 2 and all(isinstance(p, str) for p in m) for m in moves)
-    if not pairs:
-        raise HarnessError(f"{where}:1: not a commit journal (expected a JSON list of "
-                           "[staged, final] file names); it was not written by `record`")
-    inside, found = folder.resolve(), []
-    for staged_text, final_text in moves:
-        staged, final = folder / Path(staged_text).name, folder / Path(final_text).name
-        for text, path in ((staged_text, staged), (final_text, final)):
-            given = Path(text) if Path(text).is_absolute() else folder / text
-            if given.resolve().parent != inside or path.is_symlink():
-                raise HarnessError(
-                    f"{where}:1: names {text!r}, outside the record folder {shown}; a journal "
-                    "only moves files within it (this one was not written by `record`: "
-                    "delete it)")
-        pattern = rf"\.{re.escape(final.name)}\.[A-Za-z0-9_]+\.tmp"
-        if final.name not in _targets(key) or not re.fullmatch(pattern, staged.name):
-            raise HarnessError(
-                f"{where}:1: names {staged.name!r} → {final.name!r}, which `record` never "
-                f"writes (it writes {', '.join(sorted(_targets(key)))} from .<name>.<random>.tmp);"
-                " delete the journal")
-        found.append((staged, final))
-    return found
+        lock.acquire(blocking=False)
+    except Timeout:
+        if not wait:
+            raise HarnessError(f"{held}; wait for it to finish, then run again") from None
+        print(f"{held}; waiting for it to finish", file=sys.stderr, flush=True)
+        lock.acquire()
+    try:
+        _settle(results)
+        yield
+    finally:
+        lock.release()
 
 
-def _roll_forward(folder: Path, key: str) -> None:
-    journal = _journal(folder, key)
-    if not journal.exists():
-        return
-    for staged, final in journal_moves(folder, key, folder):
-        if staged.exists():
-            os.replace(staged, final)
-    journal.unlink()
-    _fsync_dir(folder)
+def _settle(results: Path) -> None:
+    """Roll forward what an interrupted writer left: a complete ``.new`` folder goes into
+    place, a ``.tmp`` one (incomplete) and an ``.old`` one (replaced) are removed."""
+    for new in sorted(results.glob(".*.new")):
+        folder = results / new.name[1:-len(".new")]
+        old = results / f".{folder.name}.old"
+        if folder.exists():
+            shutil.rmtree(old, ignore_errors=True)
+            os.rename(folder, old)
+        os.rename(new, folder)
+    for leftover in [*results.glob(".*.tmp"), *results.glob(".*.old")]:
+        if leftover.is_dir():
+            shutil.rmtree(leftover)
+    _fsync(results)
 
 
-def _stage(path: Path, data: bytes, *, durable: bool = True) -> Path:
-    """``data`` in a temporary file beside ``path``, readable by all, fsynced if durable."""
+def check_settled(results: Path, shown: Path) -> None:
+    """A reader's guard: an interrupted write must not publish half of a folder."""
+    for new in sorted(results.glob(".*.new")):
+        raise HarnessError(
+            f"{shown / new.name}: a recording run was interrupted while replacing "
+            f"{shown / new.name[1:-len('.new')]}; run `python -m harness record` again (it "
+            "moves this complete folder into place first) or delete it to keep the old one")
+
+
+def replace_folder(folder: Path, texts: dict[str, str | None], *, shown: Path) -> None:
+    """``folder`` with each file of ``texts`` written (``None``: removed), as one rename
+    (call inside :func:`locked`). A full disk or a read-only folder leaves ``folder`` as
+    it was and names the file that could not be written."""
+    staging = folder.with_name(f".{folder.name}.tmp")
+    writing = shown
+    try:
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir()
+        for kept in sorted(folder.iterdir()) if folder.exists() else []:
+            writing = shown / kept.name
+            if kept.name not in texts:  # the build's other sets, as they are
+                shutil.copy2(kept, staging / kept.name)
+        for name, text in texts.items():
+            writing = shown / name
+            if text is None:
+                continue
+            with open(staging / name, "w", encoding="utf-8", newline="\n") as handle:
+                handle.write(text)
+                handle.flush()
+                os.fsync(handle.fileno())
+        writing = shown
+        _fsync(staging)
+        os.rename(staging, staging.with_suffix(".new"))
+        _settle(folder.parent)
+    except OSError as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise HarnessError(
+            f"{writing}: could not write the record ({exc.strerror or exc}); the previous "
+            f"record is unchanged. Free disk space or make {shown.parent} writable, then run "
+            "`python -m harness record` again") from None
+
+
+def write_atomically(path: Path, data: bytes, *, durable: bool = False) -> None:
+    """A reader sees the old ``path`` or the whole new one (caches, built pages, lists)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -126,48 +132,7 @@ def _stage(path: Path, data: bytes, *, durable: bool = True) -> Path:
                 handle.flush()
                 os.fsync(handle.fileno())
         os.chmod(name, 0o644)  # mkstemp makes it private; these files are for everyone
+        os.replace(name, path)
     except BaseException:
         Path(name).unlink(missing_ok=True)
         raise
-    return Path(name)
-
-
-def write_atomically(path: Path, data: bytes, *, durable: bool = False) -> None:
-    """The one atomic writer: a reader sees the old ``path`` or the whole new one.
-
-    Caches and built pages pass ``durable=False`` (a lost write is only a miss);
-    record sets go through :func:`replace_together`, which fsyncs and journals.
-    """
-    os.replace(_stage(path, data, durable=durable), path)
-
-
-def replace_together(folder: Path, key: str, texts: dict[Path, str]) -> None:
-    """Replace every file of ``texts`` as one step (call inside :func:`locked`)."""
-    staged: list[tuple[Path, Path]] = []
-    journal = _journal(folder, key)
-    try:
-        for path, text in texts.items():
-            staged.append((_stage(path, text.encode("utf-8")), path))
-        # Names only: the journal is data about this folder, never a path elsewhere.
-        pending = _stage(journal, json.dumps([[t.name, f.name] for t, f in staged]).encode())
-        os.replace(pending, journal)
-    except BaseException:  # no journal yet: the previous set stands, leave no staged file
-        for temporary, _ in staged:
-            temporary.unlink(missing_ok=True)
-        raise
-    _fsync_dir(folder)
-    _roll_forward(folder, key)
-
-
-def check_no_journal(folder: Path, shown: Path) -> None:
-    """A reader's guard: an interrupted write must not publish a mix of two runs."""
-    for journal in sorted(folder.glob(f".*{JOURNAL_SUFFIX}")):
-        key = journal.name[1:-len(JOURNAL_SUFFIX)]
-        journal_moves(folder, key, shown)  # a journal that is not one is named as such
-        command = "publish add <torch build> <device>" if key == "published" else "record"
-        raise HarnessError(
-            f"{shown / journal.name}:1: a recording run was interrupted while replacing this "
-            "record set. To keep the previous set, delete the journal and its .tmp files; to "
-            f"complete it, run `python -m harness {command}` again, which checks that the "
-            "journal only names this set's own files before moving them"
-        )

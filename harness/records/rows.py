@@ -17,7 +17,7 @@ from typing import Any
 from harness.core.errors import HarnessError, Location
 from harness.core.rows import COLUMNS, CSV_HEADER, Column, TrialRow
 
-__all__ = ["NUMBER_DIGITS", "SAMPLE_DIGITS", "format_rows", "parse_rows", "row_line"]
+__all__ = ["NUMBER_DIGITS", "SAMPLE_DIGITS", "format_rows", "parse_rows"]
 
 _BY_NAME = {c.name: c for c in COLUMNS}
 #: Significant digits a number cell keeps, and each of ``samples_s``'s numbers: a stored
@@ -51,12 +51,6 @@ def format_rows(rows: list[TrialRow], *, columns: tuple[str, ...] = CSV_HEADER) 
     for row in rows:
         writer.writerow([_cell_text(_BY_NAME[c], getattr(row, c)) for c in columns])
     return out.getvalue()
-
-
-def row_line(row: TrialRow) -> str:
-    """``row`` as the CSV line a record stores it as (no header): the same text whether
-    the row comes from a run or was read back from its file, which the digest relies on."""
-    return format_rows([row]).split("\n", 1)[1]
 
 
 def _float(text: str, where: str, column: Column) -> float:
@@ -129,11 +123,6 @@ def parse_rows(text: str, shown: Path) -> list[TrialRow]:
                 f"at line {seen[row.key]}; a record holds one row per trial and thread count"
             )
         seen[row.key] = line
-        if row.peak_fraction is not None and row.peak_fraction > 1:
-            raise HarnessError(
-                f"{where}: peak_fraction {row.peak_fraction:g} exceeds 1; a theoretical peak "
-                "bounds every run, so this peak is wrong (record it again)"
-            )
         rows.append(row)
     if not rows:
         raise HarnessError(f"{shown}:2: the record has a header and no row; expected at least one")

@@ -4,6 +4,7 @@
 ``results/<torch build>/<device>.control.csv``    a same-build control run's rows (optional)
 ``results/<torch build>/<device>.examples.jsonl`` observed example outputs, one per line
 ``results/<torch build>/<device>.env.json``       ``{"runs": {run_id: environment}}``
+``results/<torch build>/<device>.sha256[.sig]``   a signed set's list (:mod:`.provenance`)
 
 Each row and observation names the run that made it, and the environment file
 keeps one environment per run still referenced, so rows from different runs can
@@ -29,10 +30,12 @@ from harness.records.envjson import (
     MAX_RECORD_BYTES,
     date_problem,
     device_key,
+    json_value,
     read_environments,
     typed_fields,
 )
-from harness.records.files import check_no_journal
+from harness.records.files import check_settled
+from harness.records.provenance import Provenance, set_files, unsigned_entries, verify_set
 from harness.records.rows import parse_rows
 
 __all__ = [
@@ -96,10 +99,7 @@ def _json_lines(path: Path, shown: Path) -> list[tuple[int, dict[str, Any]]]:
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise HarnessError(f"{shown}:{number}: not valid JSON ({exc.msg})") from None
+        data = json_value(line, shown, number)
         if not isinstance(data, dict):
             raise HarnessError(f"{shown}:{number}: expected a JSON object per line")
         found.append((number, data))
@@ -161,6 +161,8 @@ class DeviceRecord:
     observations: list[Observation] = field(default_factory=list)
     observation_lines: dict[tuple[str, str], Location] = field(default_factory=dict)
     """Where each (snippet, name) observation sits in its record file."""
+    provenance: Provenance = field(default_factory=Provenance)
+    """Who vouches for the set's files (:mod:`harness.records.provenance`)."""
 
     @property
     def device_type(self) -> str:
@@ -259,13 +261,15 @@ def load_all(results: Path, *, root: Path | None = None) -> Records:
     """Every record set under ``results``, validated; errors name the file and line."""
     found: dict[tuple[str, str], dict[str, Any]] = {}
     base = root or results.parent
-    if results.is_dir():  # the published list's own writer journals here
-        check_no_journal(results, relative(results, base))
-    for folder in sorted(p for p in results.iterdir() if p.is_dir()) if results.is_dir() else []:
-        check_no_journal(folder, relative(folder, base))
+    shown_results = relative(results, base)
+    folders = sorted(p for p in results.iterdir()
+                     if p.is_dir() and not p.name.startswith(".")) if results.is_dir() else []
+    if results.is_dir():
+        check_settled(results, shown_results)
+    for folder in folders:
         for path in sorted(folder.iterdir()):
-            if path.name.startswith("."):
-                continue
+            if path.name.startswith(".") or path.name.endswith((".sha256", ".sha256.sig")):
+                continue  # a signed set's list and signature: read by its provenance
             shown = relative(path, base)
             suffix = next((s for s in _SUFFIXES if path.name.endswith(s)), None)
             if suffix is None:
@@ -286,15 +290,18 @@ def load_all(results: Path, *, root: Path | None = None) -> Records:
                 slot["observation_lines"] = {(o.snippet, o.name): loc for loc, o in located}
             else:
                 slot["environments"] = read_environments(path, shown)
+    unsigned = unsigned_entries(results, shown_results) if found else {}
     items = []
     for (build, key), parts in sorted(found.items(),
                                       key=lambda item: (version_key(item[0][0]), item[0])):
         if "environments" not in parts:
             raise HarnessError(
-                f"{relative(results, base)}/{build}/{key}.env.json:1: missing; every record "
+                f"{shown_results}/{build}/{key}.env.json:1: missing; every record "
                 "needs the environment it was made in (re-run the record command)"
             )
-        record = DeviceRecord(torch_build=build, device_key=key, **parts)
+        provenance = verify_set(results, build, key, set_files(results / build, key),
+                                shown=shown_results, unsigned=unsigned)
+        record = DeviceRecord(torch_build=build, device_key=key, provenance=provenance, **parts)
         _attribution(record, relative(results / build, base))
         items.append(record)
     return Records(items=items)

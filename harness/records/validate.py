@@ -1,10 +1,11 @@
 """Records checked against the sources they claim to describe. No torch import.
 
 :func:`harness.records.store.load_all` already checked each file as data
-(types, ranges, attribution). Here the record sets meet the checkout: every row
-names a declared trial, every observation an existing expectation, the
-published list matches the sets on disk, and no recorded observation contradicts
-its analytic expectation unless that expectation declares a known failure.
+(types, ranges, attribution) and who vouches for each file. Here the record sets
+meet the checkout: every file signed or listed, every derived field recomputed,
+every row names a declared trial, every observation an existing expectation, and
+no recorded observation contradicts its analytic expectation unless that
+expectation declares a known failure.
 """
 
 from __future__ import annotations
@@ -14,9 +15,14 @@ from pathlib import Path
 from harness.core.compare import compare, format_value
 from harness.core.errors import relative, suggest
 from harness.core.types import TrialSpec
-from harness.records.consistency import row_problems, selection_problems, spec_problems
-from harness.records.digest import check_digests
-from harness.records.published import check_published
+from harness.records.consistency import (
+    fraction_problems,
+    row_problems,
+    run_problems,
+    selection_problems,
+    spec_problems,
+)
+from harness.records.provenance import listed_missing
 from harness.records.store import DeviceRecord, Records
 from harness.sources.project import Project
 
@@ -29,21 +35,18 @@ CONTRADICTS = "contradicts the analytic expectation"
 
 def consistency_problems(record: DeviceRecord, *, results: Path, root: Path,
                          specs: dict[str, TrialSpec]) -> list[str]:
-    """A record set's rows against each other, their trials and their runs' digests."""
+    """A record set's provenance, and its rows against each other, their trials and runs."""
     folder = relative(results / record.torch_build, root)
-    files = {part: folder / f"{record.device_key}{suffix}" for part, suffix in (
-        ("rows", ".csv"), ("control_rows", ".control.csv"),
-        ("observations", ".examples.jsonl"), ("environment", ".env.json"))}
+    files = {part: str(folder / f"{record.device_key}{suffix}") for part, suffix in (
+        ("rows", ".csv"), ("control_rows", ".control.csv"), ("environment", ".env.json"))}
     every = [*record.rows, *record.control_rows]
-    located = [(record.observation_lines[(o.snippet, o.name)], o) for o in record.observations]
     return [
+        *record.provenance.problems,
         *row_problems(every),
-        *spec_problems(every, specs),
+        *spec_problems(every, specs, record.device_type),
+        *fraction_problems(every, record.environments),
         *selection_problems(record.environments, rows=record.rows,
-                            control_rows=record.control_rows,
-                            shown={k: str(v) for k, v in files.items()}),
-        *check_digests(record.environments, rows=record.rows,
-                       control_rows=record.control_rows, observations=located, files=files),
+                            control_rows=record.control_rows, shown=files),
     ]
 
 
@@ -51,7 +54,12 @@ def check_records(
     records: Records, *, project: Project, specs: dict[str, TrialSpec], results: Path
 ) -> list[str]:
     """Every problem between the records and the checkout, one line each."""
-    problems = check_published(records, results, root=project.root)
+    shown = relative(results, project.root)
+    if not results.is_dir() or not records.items:
+        state = "empty" if results.is_dir() else "missing"
+        return [f"{shown}: the records folder is {state}; restore results/ from git, or "
+                "record the sets"]
+    problems = [*listed_missing(results, shown), *run_problems(records.items, results=shown)]
     expectations = {(e.snippet, e.name): e for items in project.expectations.values()
                     for e in items}
     # One wrong expectation is one mistake: its contradicting records are listed together.
@@ -62,7 +70,7 @@ def check_records(
             if row.trial not in specs:
                 problems.append(
                     f"{row.location}: record names unknown trial {row.trial!r} (not in "
-                    f"harness/trials.toml).{suggest(row.trial, specs)}"
+                    f"trials/trials.toml).{suggest(row.trial, specs)}"
                 )
         for (snippet, name), where in record.observation_lines.items():
             expectation = expectations.get((snippet, name))

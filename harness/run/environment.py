@@ -133,6 +133,10 @@ def describe(
         extra={
             "memory_method": memory_method(device),
             "float32_matmul_precision": precision,
+            # Whether float32 matmuls may run as TF32 on an accelerator: a float32 row's
+            # speed (and float64's lead over it on some GPUs) depends on it.
+            "cuda_matmul_allow_tf32": bool(torch.backends.cuda.matmul.allow_tf32),
+            "cudnn_allow_tf32": bool(torch.backends.cudnn.allow_tf32),
             "torch_default_threads": torch.get_num_threads(),
             "cpu_count": os.cpu_count() or 0,
             **(extra or {}),

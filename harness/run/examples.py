@@ -1,6 +1,6 @@
 """One step shared by pytest and the record command: run a page's snippets in its
-sealed runner (:mod:`harness.run.sandbox`), observe every name their expectations
-ask for, and compare.
+page process (:mod:`harness.run.runner`), observe every name their expectations ask
+for, and compare.
 
 pytest fails on a mismatch; the record command writes what it saw. Both use
 :class:`PageSession`, so what the site records is what the tests check.
@@ -18,13 +18,12 @@ from harness.core.compare import Verdict, compare, format_value
 from harness.core.errors import HarnessError
 from harness.core.seconds import parse_seconds
 from harness.core.types import Environment, Expectation, Observation, Snippet
-from harness.run.sandbox import Answer, PageRunner
+from harness.run.runner import DEFAULT_TIMEOUT_S, Outcome, SnippetRequest, run_page
 from harness.sources.pages import Include
 from harness.sources.project import Project, page_includes
-from harness.sources.snippets import assignment_line
+from harness.sources.snippets import assignment_line, imported_modules
 
 __all__ = [
-    "DEFAULT_TIMEOUT_S",
     "Checked",
     "ExampleReport",
     "PageSession",
@@ -34,13 +33,12 @@ __all__ = [
     "timeout_from_env",
 ]
 
-DEFAULT_TIMEOUT_S = 60.0
 TIMEOUT_ENV = "HARNESS_EXAMPLE_TIMEOUT"
 
 
 def timeout_from_env(default: float = DEFAULT_TIMEOUT_S) -> float:
-    """The per-snippet limit from ``HARNESS_EXAMPLE_TIMEOUT`` (read strictly: ``nan`` would
-    turn the hang guard off, ``inf`` overflow the clock)."""
+    """The per-snippet backstop from ``HARNESS_EXAMPLE_TIMEOUT`` (read strictly: ``nan``
+    would turn the hang guard off, ``inf`` overflow the clock)."""
     raw = os.environ.get(TIMEOUT_ENV, "")
     return parse_seconds(raw, what=f"{TIMEOUT_ENV}={raw!r}") if raw else default
 
@@ -91,35 +89,50 @@ def _state_message(shown: Path, snippet_id: str, changed: dict[str, tuple[str, s
 
 @dataclass
 class PageSession:
-    """The examples of one page, run in page order in one sealed runner."""
+    """The Python examples of one page, run in page order in one page process, the first
+    time one of them is asked for (the process has exited before any is reported, so
+    what it changes on its way out counts)."""
 
     project: Project
+    page: Path
     timeout: float
-    runner: PageRunner | None = None
-    leaked: str = ""
-    """The first global-state change met: later snippets are not trusted after it."""
+    network: str = ""
+    """Why the page's network stayed open ("" when it was closed)."""
+    _outcomes: dict[int, Outcome] | None = None
 
-    def run(self, snippet: Snippet) -> list[Checked]:
-        """Run a Python snippet; raises SnippetFailed when it did not complete cleanly."""
-        if self.runner is None:
-            self.runner = PageRunner(checkout=self.project.root)
-        shown = self.project.shown(snippet.path)
-        if self.leaked:
-            raise SnippetFailed(f"{shown}: not trusted: it ran after {self.leaked}")
-        names = [e.name for e in self.project.expectations.get(snippet.id, [])]
-        answer: Answer = self.runner.run(path=snippet.path, shown=shown, snippet_id=snippet.id,
-                                         names=names, timeout=self.timeout)
-        if answer.failure:
-            raise SnippetFailed(answer.failure)
-        if answer.changed:
-            self.leaked = f"snippet {snippet.id!r} changed torch's global state"
-            raise SnippetFailed(_state_message(shown, snippet.id, answer.changed))
-        return checked_from(self.project, snippet, answer.observations)
+    def _run(self) -> dict[int, Outcome]:
+        includes = [(i, s) for i, s in page_includes(self.project, self.page)
+                    if s.language == "py"]
+        requests = [SnippetRequest(path=s.path, shown=self.project.shown(s.path), id=s.id,
+                                   names=[e.name for e in self.project.expectations.get(s.id, [])])
+                    for _, s in includes]
+        imports = sorted({module for _, s in includes for _, module in
+                          imported_modules(s.path.read_text(encoding="utf-8"))})
+        done = run_page(requests, checkout=self.project.root, timeout=self.timeout,
+                        imports=imports)
+        self.network = done.network
+        outcomes, leaked = {}, ""
+        for (include, snippet), outcome in zip(includes, done.outcomes, strict=True):
+            shown = self.project.shown(snippet.path)
+            if leaked:  # what it did itself is still said
+                untrusted = f"{shown}: not trusted: it ran after {leaked}"
+                outcome = Outcome(failure="\n".join(filter(None, (untrusted, outcome.failure))))
+            elif outcome.changed:
+                leaked = f"snippet {snippet.id!r} changed torch's global state"
+                failure = _state_message(shown, snippet.id, outcome.changed)
+                outcome = Outcome(failure="\n".join(filter(None, (outcome.failure, failure))))
+            outcomes[include.start] = outcome
+        return outcomes
 
-    def close(self) -> None:
-        if self.runner is not None:
-            self.runner.close()
-            self.runner = None
+    def run(self, include: Include, snippet: Snippet) -> list[Checked]:
+        """The checks of one Python include of the page; raises SnippetFailed when its
+        snippet did not complete cleanly."""
+        if self._outcomes is None:
+            self._outcomes = self._run()
+        outcome = self._outcomes[include.start]
+        if outcome.failure:
+            raise SnippetFailed(outcome.failure)
+        return checked_from(self.project, snippet, outcome.observations)
 
 
 def failure_message(project: Project, include: Include, snippet: Snippet, checked: Checked) -> str:
@@ -164,24 +177,21 @@ def record_examples(
                              "date": environment.date, "run_id": environment.run_id}
     report = ExampleReport()
     for page in project.spanish_pages():
-        session = PageSession(project=project, timeout=timeout)
-        try:
-            for include, snippet in page_includes(project, page):
-                if snippet.language != "py":
-                    continue
-                try:
-                    checked = session.run(snippet)
-                except SnippetFailed as exc:
-                    report.failures.append(f"{include.location}: {exc}")
-                    continue
-                for item in checked:
-                    known = bool(item.expectation.known_failure)
-                    if not item.verdict.holds and not known:
-                        report.failures.append(failure_message(project, include, snippet, item))
-                    report.observations.append(
-                        replace(item.observation, **stamp, snippet_sha256=snippet.sha256))
-        finally:
-            session.close()
+        session = PageSession(project=project, page=page, timeout=timeout)
+        for include, snippet in page_includes(project, page):
+            if snippet.language != "py":
+                continue
+            try:
+                checked = session.run(include, snippet)
+            except SnippetFailed as exc:
+                report.failures.append(f"{include.location}: {exc}")
+                continue
+            for item in checked:
+                known = bool(item.expectation.known_failure)
+                if not item.verdict.holds and not known:
+                    report.failures.append(failure_message(project, include, snippet, item))
+                report.observations.append(
+                    replace(item.observation, **stamp, snippet_sha256=snippet.sha256))
         if on_page is not None:
             on_page(page, report)
     return report

@@ -1,42 +1,54 @@
 """Timing one trial: one :class:`~harness.core.types.TrialSpec` in, one
-:class:`~harness.core.rows.TrialRow` out.
+:class:`~harness.core.rows.TrialRow` out, from ``runs`` separate processes.
 
-The phases the article «Medir PyTorch» asks to keep apart are timed apart:
-loading (building inputs or the model), the first call (which may include work
-that later disappears: kernel selection, lazy initialisation, allocator
-growth) and the steady state. The steady state is
-``torch.utils.benchmark.Timer.blocked_autorange``: it synchronizes the
-accelerator inside its clock and runs at the thread count it is given, which is
-always ``spec.threads`` here (its default of 1 would hide what a row used).
-A trial whose ``params`` name a ``clock`` instead times a fixed number of calls per
-block (:func:`fixed_calls`), to show what each way of reading a clock reports when
-few calls are queued.
+A *run* is a fresh Python process (``python -m harness.run.timing``) that times the
+phases the article «Medir PyTorch» asks to keep apart: loading (building inputs or the
+model), the first call (timed before anything else calls the workload, so it holds
+what later disappears: kernel selection, lazy initialisation, allocator growth) and the
+steady state, ``blocks`` timed blocks of a fixed number of calls, each read on two
+clocks: wall time (after waiting for the accelerator, unless the trial measures not
+waiting) and the timed thread's CPU time (``time.thread_time``), which other tenants
+of a shared machine barely move. The drift verdict treats the run as its unit
+(:mod:`harness.records.drift_stats`): a row keeps the blocks of all its runs, one run
+after the other, and says how many runs they came from.
 
-A failure at any phase is a row with its ``error`` and whatever was measured
-before it, never a missing row.
+The memory of a row is the work's own: the peak is reset after loading, once
+temporaries of other dtypes are freed, and counted from the baseline before loading,
+so the inputs the work keeps count and the ones it dropped do not. On an accelerator
+the caching allocator's reserved peak is kept apart from the allocated one.
+
+A trial whose ``params`` name a ``clock`` times a fixed number of calls per block
+(:func:`fixed_calls`), to show what each way of reading a clock reports when few calls
+are queued. A failure at any phase, in any run, is a row with its ``error`` and whatever
+was measured before it, never a missing row.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import gc
+import json
 import statistics
+import subprocess
+import sys
 import time
-import timeit
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from harness.core.rows import TrialRow
 from harness.core.types import Environment, TrialSpec
-from harness.run import devices, workloads
+from harness.run import devices
 from harness.run.peaks import bounded_fraction, peak_for
-from harness.sources.trials import shape_text
+from harness.sources.trials import WORKLOADS_FILE, load_workloads, shape_text
 
-__all__ = ["NOISY_IQR_OVER_MEDIAN", "bare_loop", "fixed_calls", "run_trial"]
+__all__ = ["NOISY_IQR_OVER_MEDIAN", "Measured", "bare_loop", "fixed_calls", "instructions",
+           "one_run", "run_trial"]
 
 #: A row whose IQR exceeds this fraction of its median is flagged ``noisy``.
 NOISY_IQR_OVER_MEDIAN = 0.1
 _ERROR_CHARS = 300
-#: Steady-state seconds of the warm-up pass: enough to run the timing path once.
-_WARM_UP_RUN_TIME = 0.01
 
 
 def _error_text(stage: str, exc: BaseException) -> str:
@@ -57,30 +69,43 @@ def _release(device: Any) -> None:
             getattr(torch, device.type).empty_cache()
 
 
-#: Fewest timed blocks a row keeps. The drift report needs at least
-#: harness.records.drift_stats.MIN_BLOCKS per build for a verdict with proven coverage
-#: (tests/unit/test_drift.py checks this is not below it); blocked_autorange alone
-#: stops after 3 or 4 blocks when one call takes a sizeable part of min_run_time.
+#: Timed blocks per run when trials.toml's ``[method]`` does not say.
 MIN_TIMED_BLOCKS = 10
+#: A run that has not answered after this long is killed and reported as a hang (a
+#: backstop far above any trial's run: seconds of timing and one import of torch).
+RUN_TIMEOUT_S = 900
 
 
-def _steady(step: Any, spec: TrialSpec, synchronized: bool,
-            min_run_time: float) -> tuple[list[float], int]:
-    """(per-call seconds of each timed block, calls per block) from the Timer: its
-    blocked_autorange, then more blocks of the same size up to MIN_TIMED_BLOCKS."""
-    from torch.utils.benchmark import Timer
+def _block(step: Any, device: Any, number: int, synchronized: bool) -> tuple[float, float]:
+    """(wall, CPU time of this thread) per call over ``number`` calls."""
+    wall, cpu = time.perf_counter(), time.thread_time()
+    for _ in range(number):
+        step()
+    if synchronized:
+        devices.synchronize(device)
+    return (time.perf_counter() - wall) / number, (time.thread_time() - cpu) / number
 
-    # The unsynchronized variant exists to show the mistake it makes: a plain
-    # host clock stops while an accelerator may still be working.
-    clock: dict[str, Any] = {} if synchronized else {"timer": timeit.default_timer}
-    timer = Timer(
-        stmt="step()", globals={"step": step}, num_threads=spec.threads, label=spec.name, **clock
-    )
-    measurement = timer.blocked_autorange(min_run_time=min_run_time)
-    times, number = [float(t) for t in measurement.times], int(measurement.number_per_run)
-    while len(times) < MIN_TIMED_BLOCKS:
-        times += [float(t) for t in timer.timeit(number).times]
-    return times, number
+
+def _steady(step: Any, device: Any, synchronized: bool, min_run_time: float,
+            blocks: int) -> tuple[list[float], list[float], int]:
+    """(wall per call of each block, thread CPU per call of each block, calls per block):
+    the calls per block double until one block lasts ``min_run_time / blocks``."""
+    target, number = min_run_time / blocks, 1
+    while _block(step, device, number, synchronized)[0] * number < target and number < 1 << 24:
+        number *= 2
+    wall: list[float] = []
+    cpu: list[float] = []
+    collecting = gc.isenabled()
+    gc.disable()  # as timeit does: a collection inside a block is not the work's time
+    try:
+        for _ in range(blocks):
+            w, c = _block(step, device, number, synchronized)
+            wall.append(w)
+            cpu.append(c)
+    finally:
+        if collecting:
+            gc.enable()
+    return wall, cpu, number
 
 
 def fixed_calls(step: Any, *, device: Any, clock: str, calls: int, blocks: int) -> list[float]:
@@ -113,34 +138,6 @@ def fixed_calls(step: Any, *, device: Any, clock: str, calls: int, blocks: int) 
     return times
 
 
-def _timed(step: Any, spec: TrialSpec, device: Any, synchronized: bool,
-           min_run_time: float) -> tuple[list[float], int]:
-    if "clock" in spec.params:
-        calls = int(spec.params["calls"])
-        return fixed_calls(step, device=device, clock=str(spec.params["clock"]), calls=calls,
-                           blocks=int(spec.params["blocks"])), calls
-    return _steady(step, spec, synchronized, min_run_time)
-
-
-def _warm_up(spec: TrialSpec, device: Any, synchronized: bool) -> None:
-    """Build the workload, call it and run it through the timing path once, then free it.
-
-    One-off initialisation (thread pools, allocator arenas, kernel libraries, lazy
-    modules, and the timing path's own imports and buffers) would otherwise land in
-    the first trial's load time and memory peak, so a row would measure its
-    predecessors' set-up rather than its own work.
-    """
-    try:
-        work = getattr(workloads, spec.workload)(spec=spec, device=device)
-        work.step()
-        devices.synchronize(device)
-        _timed(work.step, spec, device, synchronized, _WARM_UP_RUN_TIME)
-        del work
-    except Exception:  # noqa: BLE001 - the measured pass below reports the failure
-        pass
-    _release(device)
-
-
 def _statistics(times: list[float]) -> dict[str, Any]:
     """Median and spread of the blocks; with fewer than two there is no spread to give."""
     median = statistics.median(times)
@@ -154,7 +151,7 @@ def _statistics(times: list[float]) -> dict[str, Any]:
 
 
 def bare_loop(spec: TrialSpec, *, device: Any, harness_s: float, calls: int = 50,
-              blocks: int = 5) -> dict[str, Any]:
+              blocks: int = 5, workloads: Path = WORKLOADS_FILE) -> dict[str, Any]:
     """``spec``'s step in a bare loop timed with device events (the host clock on a
     CPU, where every call has finished when it returns), against ``harness_s``: the
     latency the harness recorded for it in this process."""
@@ -164,7 +161,7 @@ def bare_loop(spec: TrialSpec, *, device: Any, harness_s: float, calls: int = 50
     torch.set_num_threads(spec.threads)
     clock = "synchronized" if device.type == "cpu" else "events"
     try:
-        work = getattr(workloads, spec.workload)(spec=spec, device=device)
+        work = getattr(load_workloads(workloads), spec.workload)(spec=spec, device=device)
         fixed_calls(work.step, device=device, clock=clock, calls=calls, blocks=1)  # warm-up
         bare = statistics.median(fixed_calls(work.step, device=device, clock=clock,
                                              calls=calls, blocks=blocks))
@@ -177,6 +174,133 @@ def bare_loop(spec: TrialSpec, *, device: Any, harness_s: float, calls: int = 50
                 ratio=harness_s / bare)
 
 
+def _peak_reserved(device: Any) -> tuple[Any, int]:
+    """(the allocator module, reserved bytes now) on an accelerator that counts them."""
+    import torch
+
+    accelerator = getattr(torch, "accelerator", None)
+    memory = getattr(accelerator, "memory", None)
+    module = memory if memory is not None and hasattr(memory, "max_memory_reserved") \
+        else getattr(torch, device.type, None)
+    if module is None or not hasattr(module, "max_memory_reserved"):
+        return None, 0
+    return module, int(module.memory_reserved())
+
+
+def _memory(spec: TrialSpec, device: Any, workloads: ModuleType) -> dict[str, int]:
+    """The work's own peak: built again once the first call has set up the libraries,
+    its temporaries of other dtypes freed before the peak is reset, then called a few
+    times; counted from the baseline before building, so the inputs it keeps count."""
+    _release(device)
+    baseline = devices.reset_peak_memory(device)
+    module, reserved = _peak_reserved(device) if device.type != "cpu" else (None, 0)
+    work = getattr(workloads, spec.workload)(spec=spec, device=device)
+    gc.collect()
+    devices.reset_peak_memory(device)
+    for _ in range(3):
+        work.step()
+    found = {"memory": devices.peak_memory(device, baseline)}
+    if module is not None:
+        found["memory_reserved"] = max(0, int(module.max_memory_reserved()) - reserved)
+    del work
+    _release(device)
+    return found
+
+
+def one_run(spec: TrialSpec, *, device: Any, synchronized: bool, min_run_time: float,
+            blocks: int, workloads: ModuleType) -> dict[str, Any]:
+    """One run of ``spec`` in this process, which must be fresh: nothing has called the
+    workload before its first call is timed (``calls_before_first`` says so)."""
+    import torch
+
+    torch.set_num_threads(spec.threads)
+    out: dict[str, Any] = {}
+    stage, work = "load", None
+    calls = [0]
+    try:
+        start = time.perf_counter()
+        built = getattr(workloads, spec.workload)(spec=spec, device=device)
+        devices.synchronize(device)
+        out["load_s"] = time.perf_counter() - start
+
+        def counted(call: Any = built.step) -> object:
+            calls[0] += 1
+            return call()
+
+        # Only the counted step stays reachable: any call before the first is seen.
+        work = dataclasses.replace(built, step=counted)
+        del built
+        stage = "first call"
+        out["calls_before_first"] = calls[0]
+        start = time.perf_counter()
+        work.step()
+        devices.synchronize(device)
+        out["first_call_s"] = time.perf_counter() - start
+        step = work.step
+
+        stage = "steady state"
+        if "clock" in spec.params:
+            number = int(spec.params["calls"])
+            wall = fixed_calls(step, device=device, clock=str(spec.params["clock"]),
+                               calls=number, blocks=int(spec.params["blocks"]))
+            cpu: list[float] = []
+        else:
+            wall, cpu, number = _steady(step, device, synchronized, min_run_time, blocks)
+        devices.synchronize(device)  # drain what an unsynchronized run left queued
+        out.update(wall=wall, cpu=cpu if device.type == "cpu" else [], number=number,
+                   flops=work.flops, items=work.items, items_unit=work.items_unit)
+        stage = "quality"
+        out["quality_error"] = work.error()
+        stage = "memory"
+        del work
+        out.update(_memory(spec, device, workloads))
+    except Exception as exc:  # noqa: BLE001 - every failure becomes the row's error
+        out["error"] = _error_text(stage, exc)
+    return out
+
+
+def _spec_fields(spec: TrialSpec) -> dict[str, Any]:
+    return dict(name=spec.name, workload=spec.workload, task=spec.task, dtype=spec.dtype,
+                shape=list(spec.shape), batch=spec.batch, threads=spec.threads,
+                tolerance=spec.tolerance, reference_dtype=spec.reference_dtype,
+                params=spec.params)
+
+
+def _fresh_run(spec: TrialSpec, device: Any, synchronized: bool, min_run_time: float,
+               blocks: int, workloads: Path) -> dict[str, Any]:
+    """:func:`one_run` in a new Python process; its failure is the run's error."""
+    job = json.dumps(dict(spec=_spec_fields(spec), device=str(device),
+                          synchronized=synchronized, min_run_time=min_run_time, blocks=blocks,
+                          workloads=str(workloads)))
+    try:
+        done = subprocess.run([sys.executable, "-m", "harness.run.timing"], input=job,
+                              capture_output=True, text=True, timeout=RUN_TIMEOUT_S,
+                              check=False)
+    except subprocess.TimeoutExpired:
+        return {"error": f"run: no answer after {RUN_TIMEOUT_S} s (a hang)"}
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        last = (done.stderr.strip().splitlines() or [""])[-1]
+        return {"error": f"run: process exited {done.returncode}: {last}"[:_ERROR_CHARS]}
+    answer: dict[str, Any] = json.loads(lines[-1])
+    return answer
+
+
+@dataclass(frozen=True, kw_only=True)
+class Measured:
+    """A trial's row and what the record keeps beside it (in its run's environment)."""
+
+    row: TrialRow
+    runs: int
+    cpu_s: tuple[float, ...] = ()
+    """The timed thread's CPU time per call of every block, in ``samples_s`` order."""
+    first_calls_s: tuple[float, ...] = ()
+    """Each run's first call (the row's ``first_call_s`` is their median)."""
+    memory_reserved: int | None = None
+    calls_before_first: int = 0
+    """Calls of the workload before its first timed call, over all runs: 0."""
+
+
 def run_trial(
     spec: TrialSpec,
     *,
@@ -184,10 +308,12 @@ def run_trial(
     environment: Environment,
     spec_hash: str,
     min_run_time: float,
-) -> TrialRow:
-    """Measure ``spec`` on ``device``; failures are a row with its ``error``."""
-    import torch
-
+    runs: int = 1,
+    blocks: int = MIN_TIMED_BLOCKS,
+    workloads: Path = WORKLOADS_FILE,
+) -> Measured:
+    """Measure ``spec`` on ``device`` in ``runs`` fresh processes of ``blocks`` blocks
+    (``min_run_time`` seconds of blocks each); failures are a row with its ``error``."""
     clock = spec.params.get("clock")
     synchronized = (clock != "host" if clock is not None
                     else bool(spec.params.get("synchronize", True)))
@@ -206,50 +332,82 @@ def run_trial(
         spec_sha256=spec_hash,
         run_id=environment.run_id,
     )
-    previous_threads = torch.get_num_threads()
-    # Load and first call run at the trial's thread count too, not only the Timer.
-    torch.set_num_threads(spec.threads)
-    stage, work = "load", None
+    done = [_fresh_run(spec, device, synchronized, min_run_time, blocks, workloads)
+            for _ in range(runs)]
+    firsts = tuple(r["first_call_s"] for r in done if "first_call_s" in r)
+    loads = [r["load_s"] for r in done if "load_s" in r]
+    fields.update(load_s=statistics.median(loads) if loads else None,
+                  first_call_s=statistics.median(firsts) if firsts else None)
+    failed = next((r for r in done if "error" in r), None)
+    if failed is not None or not done:
+        fields.update(error=failed["error"] if failed else "run: no run", quality_pass=False)
+        return Measured(row=TrialRow(**fields), runs=runs, first_calls_s=firsts)
+    times = [t for r in done for t in r["wall"]]
+    cpu = tuple(t for r in done for t in r["cpu"])
+    fields.update(_statistics(times), number_per_run=done[0]["number"],
+                  memory=int(statistics.median(r["memory"] for r in done)))
+    median = fields["latency"]
+    first = done[0]
+    if first["flops"]:
+        throughput = first["flops"] / median
+        fields.update(throughput=throughput, throughput_unit="FLOP/s")
+        fields["peak_fraction"] = bounded_fraction(
+            throughput, peak_for(environment, spec.dtype, spec.threads))
+    elif first["items"]:
+        fields.update(throughput=first["items"] / median, throughput_unit=first["items_unit"])
+    error = max(r["quality_error"] for r in done)
+    fields.update(quality_error=error, quality_pass=error <= spec.tolerance)
+    reserved = [r["memory_reserved"] for r in done if "memory_reserved" in r]
+    return Measured(row=TrialRow(**fields), runs=runs,
+                    cpu_s=cpu if len(cpu) == len(times) else (), first_calls_s=firsts,
+                    memory_reserved=int(statistics.median(reserved)) if reserved else None,
+                    calls_before_first=sum(r["calls_before_first"] for r in done))
+
+
+#: Calls per callgrind collection: a few, since each runs under valgrind (~50× slower).
+CALLGRIND_CALLS = 10
+
+
+def instructions(spec: TrialSpec, *, workloads: Path = WORKLOADS_FILE) -> float:
+    """Instructions per call of ``spec``'s step on the CPU, counted by callgrind
+    (``Timer.collect_callgrind``, denoised): deterministic where time is not. It starts
+    a separate ``python`` found on PATH, so this Python's folder goes first."""
+    import os
+
+    from torch.utils.benchmark import Timer
+
+    setup = ("import json, torch\n"
+             "from pathlib import Path\n"
+             "from harness.core.types import TrialSpec\n"
+             "from harness.sources.trials import load_workloads\n"
+             f"raw = json.loads({json.dumps(json.dumps(_spec_fields(spec)))})\n"
+             "spec = TrialSpec(**{**raw, 'shape': tuple(raw['shape'])})\n"
+             f"workloads = load_workloads(Path({json.dumps(str(workloads))}))\n"
+             "work = getattr(workloads, spec.workload)(spec=spec, device=torch.device('cpu'))\n"
+             "work.step()")
+    path = os.environ.get("PATH", "")
+    os.environ["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), path])
     try:
-        _warm_up(spec, device, synchronized)
-        # The reset comes last before the measured part: nothing between it and the
-        # load allocates but what this trial itself builds.
-        baseline = devices.reset_peak_memory(device)
-        start = time.perf_counter()
-        work = getattr(workloads, spec.workload)(spec=spec, device=device)
-        devices.synchronize(device)
-        fields["load_s"] = time.perf_counter() - start
-
-        stage = "first call"
-        start = time.perf_counter()
-        work.step()
-        devices.synchronize(device)
-        fields["first_call_s"] = time.perf_counter() - start
-
-        stage = "steady state"
-        times, per_run = _timed(work.step, spec, device, synchronized, min_run_time)
-        devices.synchronize(device)  # drain what an unsynchronized run left queued
-        # repeats counts the timed blocks behind the median and IQR (each block
-        # runs number_per_run calls; the statistics are over blocks).
-        fields.update(_statistics(times), number_per_run=per_run)
-        median = fields["latency"]
-        fields["memory"] = devices.peak_memory(device, baseline)
-        if work.flops:
-            throughput = work.flops / median
-            fields.update(throughput=throughput, throughput_unit="FLOP/s")
-            fields["peak_fraction"] = bounded_fraction(
-                throughput, peak_for(environment, spec.dtype, spec.threads))
-        elif work.items:
-            fields.update(throughput=work.items / median, throughput_unit=work.items_unit)
-
-        stage = "quality"
-        error = work.error()
-        fields.update(quality_error=error, quality_pass=error <= spec.tolerance)
-    except Exception as exc:  # noqa: BLE001 - every failure becomes the row's error
-        fields["error"] = _error_text(stage, exc)
-        fields["quality_pass"] = False
+        stats = Timer(stmt="work.step()", setup=setup, num_threads=spec.threads
+                      ).collect_callgrind(number=CALLGRIND_CALLS, repeats=None,
+                                          collect_baseline=True, retain_out_file=False)
     finally:
-        torch.set_num_threads(previous_threads)
-        del work
-        _release(device)
-    return TrialRow(**fields)
+        os.environ["PATH"] = path
+    return float(stats.counts(denoise=True)) / CALLGRIND_CALLS
+
+
+def _main() -> None:
+    """A run: the job as JSON on stdin, its result as one JSON line on stdout."""
+    import torch
+
+    job = json.loads(sys.stdin.read())
+    raw = job["spec"]
+    spec = TrialSpec(**{**raw, "shape": tuple(raw["shape"])})
+    out = one_run(spec, device=torch.device(job["device"]), synchronized=job["synchronized"],
+                  min_run_time=job["min_run_time"], blocks=job["blocks"],
+                  workloads=load_workloads(Path(job["workloads"])))
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    _main()

@@ -1,19 +1,10 @@
-"""Notebook pages under mkdocs-static-i18n: their page wrapper and their conversion cache.
+"""Notebook pages under mkdocs-static-i18n: their page wrapper and their buttons.
 
 * **The wrapper.** static-i18n (``on_files``, priority -100) re-creates every File and
   drops mkdocs-jupyter's ``NotebookFile``, so notebooks were copied as raw JSON
   (ultrabug/mkdocs-static-i18n#198). :func:`rewrap_notebooks` wraps them again in
   place, keeping i18n's own Files collection and the per-language destination it
   computed.
-* **The cache.** mkdocs-jupyter keeps its own content-keyed cache of conversions
-  (``cache``, ``cache_dir``: one JSON file per notebook and options) and, at the end
-  of a build, deletes every entry that build did not use. Under static-i18n each
-  language is a build of its own, so with one folder both languages evicted each
-  other's entries and every build converted every notebook again. One folder per
-  language (:func:`cache_folder`) keeps them apart. Its key holds the notebook and the
-  options, not the code that converts: the folder name holds a digest of that code
-  (:func:`converter_digest`), so an upgraded converter starts from an empty folder,
-  and :func:`prune_versions` removes the folders of converters no longer installed.
 * **The buttons.** A notebook page offers its own file under its title, as its article
   does (:func:`add_notebook_links`): «Descargar .ipynb», the copy mkdocs-jupyter's
   ``include_source`` writes beside the page, and «Abrir en Colab» when the repository
@@ -22,12 +13,8 @@
 
 from __future__ import annotations
 
-import hashlib
 import html
 import posixpath
-import shutil
-from importlib import metadata
-from importlib.util import find_spec
 from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
@@ -38,51 +25,7 @@ from mkdocs.structure.pages import Page
 from harness.site.site_output import share_notebook_styles
 from harness.text.words import word
 
-__all__ = ["CONVERTER_PACKAGES", "add_notebook_links", "cache_folder", "converter_digest",
-           "notebook_page", "prune_versions", "rewrap_notebooks"]
-
-#: Distributions whose code shapes a converted notebook page, besides mkdocs-jupyter's
-#: own files (which are hashed: an editable install changes without a version).
-CONVERTER_PACKAGES = ("nbconvert", "nbformat", "jupytext", "mistune", "pygments", "markdown")
-
-
-def converter_digest(package: Path | None = None) -> str:
-    """A digest of the code that converts a notebook: every file of the mkdocs_jupyter
-    package (the installed one by default; its templates included, its tests not) and
-    the versions of what it converts with."""
-    if package is None:
-        spec = find_spec("mkdocs_jupyter")
-        package = Path(spec.origin).parent if spec is not None and spec.origin else None
-    digest = hashlib.sha256()
-    if package is not None:
-        for path in sorted(package.rglob("*")):
-            relative = path.relative_to(package).as_posix()
-            if path.is_file() and "__pycache__" not in relative and not relative.startswith(
-                    "tests/"):
-                digest.update(f"{relative}\n".encode())
-                digest.update(hashlib.sha256(path.read_bytes()).digest())
-    for name in ("mkdocs-jupyter", *CONVERTER_PACKAGES):
-        try:
-            version = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            version = "absent"
-        digest.update(f"{name}=={version}\n".encode())
-    return digest.hexdigest()[:16]
-
-
-def cache_folder(cache: Path, digest: str, language: str) -> Path:
-    """The folder of one language build's entries of one code version ``digest`` (for
-    notebooks, mkdocs-jupyter's ``cache_dir``) under a cache's folder."""
-    return cache / digest / (language or "default")
-
-
-def prune_versions(cache: Path, digest: str) -> None:
-    """Remove the entries of code versions other than ``digest`` (an upgrade or an
-    edit left them unused) from a cache's folder."""
-    if cache.is_dir():
-        for other in cache.iterdir():
-            if other.is_dir() and other.name != digest:
-                shutil.rmtree(other, ignore_errors=True)
+__all__ = ["add_notebook_links", "notebook_page", "rewrap_notebooks"]
 
 
 def rewrap_notebooks(files: Files, config: MkDocsConfig, jupyter: BasePlugin) -> Files:  # type: ignore[type-arg]
@@ -128,11 +71,9 @@ def add_notebook_links(content: str, page: Page, config: MkDocsConfig, *, colab:
 
 
 def notebook_page(content: str, page: Page, config: MkDocsConfig, *, colab: str) -> str:
-    """A notebook page as the site serves it: left out of the search index
-    (``search.exclude`` front matter: the notebook copies of the articles would crowd
-    out the articles), with its buttons (:func:`add_notebook_links`), and linking the
-    shared JupyterLab stylesheet instead of inlining it, so the search plugin and the
-    theme handle 20 KB, not 600 KB."""
-    page.meta.setdefault("search", {"exclude": True})
+    """A notebook page as the site serves it: with its buttons
+    (:func:`add_notebook_links`), and linking the shared JupyterLab stylesheet instead
+    of inlining it, so the search plugin and the theme handle 20 KB, not 600 KB. (The
+    split search index leaves notebook pages out: :func:`split_search_index`.)"""
     content = add_notebook_links(content, page, config, colab=colab)
     return share_notebook_styles(content, page.url, Path(config.site_dir))

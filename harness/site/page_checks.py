@@ -1,23 +1,35 @@
-"""What the plugin adds to, or checks in, an article's Markdown besides its markers:
-the re-record hint after a stale marker, measured-looking figures typed by hand, and
-the Colab address of the docs folder. Plain functions of text, tested on their own."""
+"""What the plugin adds to, or checks in, an article besides its markers: the
+re-record hint after a stale marker, measured-looking figures typed by hand (in the
+rendered page, where the reader sees them), and the Colab address of the docs folder.
+Plain functions of text, tested on their own."""
 
 from __future__ import annotations
 
+import html
 import re
 from pathlib import Path
 
+from harness.text.markdown import RECORDED
 from harness.text.words import LANGS, word
 
-__all__ = ["colab_base", "rerecord_hint", "typed_figures"]
+__all__ = ["colab_base", "figure_line", "rerecord_hint", "typed_figures"]
 
-_FENCE = re.compile(r"^(\s*)(```+|~~~+).*?^\1\2\s*$", re.M | re.S)
-_COMMENT = re.compile(r"<!--.*?-->", re.S)
-_INLINE_CODE = re.compile(r"`[^`\n]*`")
+#: A measured-looking figure in a page's text: a number with a unit of time, rate or
+#: size, or a ratio («15×», «15 veces», «93 %»). Not a number that follows a point, a
+#: comma or a letter (a version's parts, ``:.1%`` in code), nor a × between two numbers
+#: (a shape such as 1024×1024).
+_NUMBER = r"(?<![\w.,])\d+(?:[.,]\d+)*"
 _FIGURE = re.compile(
-    r"\b\d+(?:[.,]\d+)?\s?(?:ns|µs|us|ms|s|GFLOP/s|TFLOP/s|GB/s|TB/s|KiB|MiB|GiB|MB|GB)\b"
-    r"|\b\d+(?:[.,]\d+)?\s?(?:×|x)\s(?:más\s)?(?:rápid|lent|faster|slower)"
-)
+    rf"(?P<number>{_NUMBER})\s*(?:"
+    r"(?:[GT]FLOP/s|[KMGT]B/s|[KMGT]iB|[kKMGT]B|ns|µs|μs|us|ms|s)(?![\w/])"
+    r"|×(?!\s*\d)|%|x(?=\s+(?:faster|slower)\b)"
+    r"|(?<=\s)(?:veces|times)\b)")
+#: Percentages that are a definition, not a measurement: the whole, and the levels of a
+#: statistical test (a 95 % confidence, a 5 % false alarm rate, a 97.5 % one-sided bound).
+_LEVELS = {"100", "99", "97.5", "95", "5"}
+_RECORDED = re.compile(rf"<!--{RECORDED}-->.*?<!--/{RECORDED}-->", re.S)
+_TAG = re.compile(r"<[^>]*>")
+_UNSEEN = re.compile(r"<(script|style)\b.*?</\1\s*>", re.S | re.I)
 _COMMAND = re.compile(r"`(python -m harness record[^`]*)`")
 _GITHUB = re.compile(r"^https://github\.com/(?P<repo>[\w.-]+/[\w.-]+?)(?:\.git)?/?$")
 _BRANCH = re.compile(r"^(?:edit|blob|tree)/(?P<branch>[^/]+)/")
@@ -49,16 +61,24 @@ def colab_base(repo_url: str | None, edit_uri: str | None, docs_dir: str) -> str
             f"{branch['branch'] if branch else 'main'}/{Path(docs_dir).name}")
 
 
-def _blank(match: re.Match[str]) -> str:
-    """The match as spaces, its newlines kept: line numbers stay those of the file."""
-    return re.sub(r"[^\n]", " ", match.group(0))
+def typed_figures(content: str) -> list[str]:
+    """Measured-looking figures in a rendered page's HTML ``content`` (its code, inline
+    code, claim sentences and admonitions included; not its scripts and stylesheets)
+    that no marker brought from a record or trials.toml
+    (:func:`harness.text.markdown.recorded`)."""
+    text = html.unescape(_TAG.sub(" ", _UNSEEN.sub(" ", _RECORDED.sub(" ", content))))
+    return [" ".join(m.group(0).split()) for m in _FIGURE.finditer(text)
+            if not (m.group(0).endswith("%") and m["number"].replace(",", ".") in _LEVELS)]
 
 
-def typed_figures(text: str, path: Path) -> list[str]:
-    """Measured-looking numbers in prose (code, comments and markers excluded)."""
-    prose = _INLINE_CODE.sub(_blank, _COMMENT.sub(_blank, _FENCE.sub(_blank, text)))
-    return [
-        f"{path}:{prose.count(chr(10), 0, m.start()) + 1}: measured-looking figure "
-        f"{m.group(0)!r} typed into the page; measured numbers come from a harness marker"
-        for m in _FIGURE.finditer(prose)
-    ]
+def figure_line(text: str, figure: str) -> int | None:
+    """The 1-based line of ``text`` (Markdown or TOML) where ``figure`` was typed: its
+    number followed, within a few marks of Markdown, by the rest of it; or None."""
+    found = _FIGURE.match(figure)
+    number = found.group("number") if found else figure
+    rest = re.escape(figure[len(number):].strip())
+    pattern = re.compile(rf"(?<![\w.,]){re.escape(number)}[\s`*_<>/\\\w=\"'-]{{0,40}}?{rest}")
+    for number_, line in enumerate(text.splitlines(), 1):
+        if pattern.search(line):
+            return number_
+    return None

@@ -7,22 +7,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.site.html_stash import stash
 from harness.site.page_checks import rerecord_hint
 from harness.sources.pages import find_markers
 from harness.sources.project import resolve_includes
+from harness.text.markdown import recorded
 from harness.views.markers import PageContext, Site, render_marker
 
 __all__ = ["render_page"]
 
 
-def render_page(site: Site, markdown: str, shown: Path, lang: str,
-                stashed: dict[str, str] | None = None) -> tuple[str, list[str]]:
+def render_page(site: Site, markdown: str, shown: Path, lang: str) -> tuple[str, list[str]]:
     """``markdown`` (the page at ``shown``, a path for messages) with its markers
-    rendered, and the stale-record warnings to log about it. The HTML lines of a
-    marker that Markdown would pass through go to ``stashed``, when given
-    (:mod:`html_stash`), for the page's HTML to get back. A problem a contributor must fix raises
-    HarnessError naming the page line."""
+    rendered, and the stale-record warnings to log about it. What a marker renders is
+    marked as recorded (:func:`recorded`) but a claim's sentence, whose values only are.
+    A problem a contributor must fix raises HarnessError naming the page line."""
     warnings: list[str] = []
     resolved = resolve_includes(site.project, markdown, shown)
     page = PageContext(lang=lang, slug=shown.name.split(".")[0],
@@ -33,12 +31,14 @@ def render_page(site: Site, markdown: str, shown: Path, lang: str,
         rendered = render_marker(marker, site, page)
         warnings += rendered.stale
         text = rendered.markdown + rerecord_hint(rendered.stale, lang)
-        # A marker indented into an admonition: what it renders takes its indentation.
         indent = markdown[markdown.rfind("\n", 0, marker.start) + 1: marker.start]
+        end = markdown.find("\n", marker.end)
+        alone = not indent.strip() and not markdown[marker.end:end if end >= 0 else None].strip()
+        if marker.kind != "claim":
+            text = recorded(text, block=alone)
+        # A marker indented into an admonition: what it renders takes its indentation.
         if indent and not indent.strip():
             text = text.replace("\n", "\n" + indent).rstrip(" ")
-        elif not indent and stashed is not None:
-            text = stash(text, stashed)
         pieces += [markdown[position : marker.start], text]
         position = marker.end
     pieces.append(markdown[position:])

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import difflib
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from harness.core.errors import HarnessError
 from harness.sources.pages import find_includes, find_markers, literal_spans
 from harness.sources.project import Project
-from harness.sources.snippets import defined_names
+from harness.sources.snippets import defined_names, imported_modules
 
 __all__ = ["Problem", "check_pages", "check_project", "raise_problems"]
 
@@ -23,6 +24,8 @@ __all__ = ["Problem", "check_pages", "check_project", "raise_problems"]
 _INCLUDE_LINE = re.compile(r"^(?P<quote>(?:[ \t]*>)*)[ \t]*-{1,}8<-{1,}(?P<rest>.*)$")
 #: Anything that starts like a harness marker, in any case and spacing.
 _LOOKS_LIKE_MARKER = re.compile(r"<!--\s*harness\b", re.I)
+#: What an example may import: what a reader who installed torch has (promise 4).
+_READER_HAS = frozenset({"torch", "numpy", *sys.stdlib_module_names})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -150,11 +153,30 @@ def _twin_problems(project: Project, page: Path) -> list[str]:
     return problems
 
 
+def _code_problems(project: Project, snippet_id: str) -> list[str]:
+    """A Python snippet that does not parse, or imports what a reader may not have: the
+    whole file runs as ``python snippets/<...>.py`` on a machine with torch alone."""
+    snippet = project.snippets[snippet_id]
+    if snippet.language != "py":
+        return []
+    shown = project.shown(snippet.path)
+    try:
+        imports = imported_modules(snippet.path.read_text(encoding="utf-8"))
+    except SyntaxError as exc:
+        return [f"{shown}:{exc.lineno}: not valid Python: {exc.msg}"]
+    return [f"{shown}:{line}: imports {module.partition('.')[0]!r}; an example imports only "
+            "torch, numpy and the standard library (a reader runs it with torch alone)"
+            for line, module in imports if module.partition(".")[0] not in _READER_HAS]
+
+
 def _scope_problems(project: Project, snippet_id: str) -> list[str]:
     snippet = project.snippets[snippet_id]
     if snippet.language != "py":
         return []
-    names = defined_names(snippet.path.read_text(encoding="utf-8"))
+    try:
+        names = defined_names(snippet.path.read_text(encoding="utf-8"))
+    except SyntaxError:
+        return []  # _code_problems reports it
     return [
         f"{e.location}: expectation names {e.name!r}, which {project.shown(snippet.path)} does "
         f"not define (an earlier snippet of the page may; an expectation checks only its own "
@@ -190,6 +212,9 @@ def check_project(project: Project) -> list[Problem]:
     for twin in (p for p in project.pages() if p.name.endswith(".en.md")):
         problems += [Problem(message=m) for m in
                      check_pages(twin.read_text(encoding="utf-8"), project.shown(twin))]
+    for snippet_id, pages_of in sorted(included.items()):
+        problems += [Problem(message=m, pages=tuple(pages_of))
+                     for m in _code_problems(project, snippet_id)]
     for snippet_id, items in sorted(project.expectations.items()):
         pages = tuple(included.get(snippet_id, ()))
         if not pages:

@@ -26,8 +26,8 @@ from typing import Literal, get_args
 
 from harness.core.errors import HarnessError, Location, parse_toml, read_text, relative, suggest
 
-__all__ = ["ARGUMENTS", "CLAIMS_FILE", "PREDICATES", "VALUE", "Claim", "Predicate",
-           "load_claims"]
+__all__ = ["ARGUMENTS", "CLAIMS_FILE", "CONFIG_ONLY", "PREDICATES", "VALUE", "Claim",
+           "Predicate", "load_claims"]
 
 CLAIMS_FILE = "claims.toml"
 
@@ -43,12 +43,17 @@ ARGUMENTS: dict[str, dict[str, str]] = {
     "trial-devices": {},
     "faster-passing": {"device": "a device type (cpu, cuda…)", "than": "the baseline dtype"},
     "faster-failing": {"device": "a device type (cpu, cuda…)", "than": "the baseline dtype"},
-    "trial-setting": {"trial": "a trial of harness/trials.toml",
+    "trial-setting": {"trial": "a trial of trials/trials.toml",
                       "field": "one of its settings (tolerance, shape, batch…)"},
     "latency-flat": {"group": "a trial group", "device": "a device type (cpu, cuda…)",
                      "task": "inference, training, gradients or compute"},
 }
 _KEYS = {"id", "predicate", "expect", "es", "en"}
+#: Predicates that read only configuration (trials.toml), never a record: their sentence
+#: may not present what it says as something measured or observed.
+CONFIG_ONLY = ("trial-setting",)
+_MEASURED = re.compile(r"medici|medid|mide|registr|observ|muestran|measur|recorded|observ"
+                       r"|shows?\b", re.IGNORECASE)
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 #: Where a generated sentence takes the records' values: ``{value}`` or ``{value|sep}``.
 VALUE = re.compile(r"\{value(?:\|(?P<sep>[^}]*))?\}")
@@ -102,6 +107,13 @@ def _claim(raw: object, page: str, where: Location) -> Claim:
         if expect is None and not VALUE.search(text):
             raise HarnessError(f"{where}: a claim without expect is generated from the "
                                f"records: its {lang!r} sentence must hold {{value}}")
+        said = _MEASURED.search(text) if predicate in CONFIG_ONLY else None
+        if said:
+            readers = ", ".join(p for p in PREDICATES if p not in CONFIG_ONLY)
+            raise HarnessError(f"{where}: predicate {predicate!r} reads the trials' "
+                               f"configuration, not a record: its {lang!r} sentence cannot "
+                               f"say it was measured ({said[0]!r}); use a predicate that "
+                               f"reads the records ({readers})")
         sentences[lang] = text.strip()
     return Claim(id=claim_id, page=page, predicate=predicate,
                  args={k: raw[k] for k in wanted},

@@ -6,7 +6,8 @@ headings and FAQ questions; code fences, HTML comments, harness markers and the 
 matter are skipped). An item passes when, after normalising whitespace and Markdown
 (emphasis, links, inline code, escapes), it is found in the seed text, or when it sits
 inside an admonition titled «Ampliación» (``!!! info "Ampliación"``, ``??? note
-"Ampliación: ..."``), the site's mark for added material.
+"Ampliación: ..."``), the site's mark for added material; a heading the seed lacks says
+so in its own words, ending in «(ampliación)», so the reader sees it too.
 
 Deliberate rewrites of seed text are data, in ``seeds/rewrites.toml``: each is applied
 to the seed before comparing, and one that no longer matches its seed or is no longer
@@ -27,7 +28,7 @@ __all__ = ["MARK", "RULES_FILE", "Item", "Rewrite", "Rules", "load_rules", "norm
            "prose_items", "seed_problems", "seed_slugs", "seed_text", "unmarked_additions"]
 
 MARK = "Ampliación"
-#: Where the deliberate rewrites and added headings live, under the seeds folder.
+#: Where the deliberate rewrites live, under the seeds folder.
 RULES_FILE = "rewrites.toml"
 
 _ADMONITION = re.compile(
@@ -35,6 +36,7 @@ _ADMONITION = re.compile(
 )
 _FENCE = re.compile(r"^(?P<indent>[ ]*)(?P<fence>`{3,}|~{3,})")
 _HEADING = re.compile(r"^#{1,6}[ ]+(?P<text>.+?)[ ]*#*[ ]*$")
+_MARKED_HEADING = re.compile(rf"[ ]\({MARK.lower()}\)(?:[ ]*\{{[^}}]*\}})?$")
 _LIST_ITEM = re.compile(r"^[ ]*(?:[-*+]|\d+\.)[ ]+(?P<text>.*)$")
 _TABLE_SEPARATOR = re.compile(r"^[ ]*\|[ \t|:-]*$")
 
@@ -66,8 +68,6 @@ class Rewrite:
 @dataclass(frozen=True, kw_only=True)
 class Rules:
     rewrites: tuple[Rewrite, ...] = ()
-    added_headings: dict[str, frozenset[str]] | None = None
-    """Per page, headings of sections the seed does not have (all under them is added)."""
     shown: str = f"seeds/{RULES_FILE}"
 
 
@@ -139,7 +139,8 @@ def prose_items(text: str) -> list[Item]:
         heading = _HEADING.match(line)
         if heading and indent == 0:
             flush()
-            items.append(Item(line=number, text=heading["text"], marked=marked(), heading=True))
+            items.append(Item(line=number, text=heading["text"], heading=True,
+                              marked=marked() or bool(_MARKED_HEADING.search(heading["text"]))))
             continue
         if stripped.startswith("|"):
             flush()
@@ -178,11 +179,7 @@ def load_rules(seeds: Path) -> Rules:
                                "and page_text = \"<what the page says>\"")
         rewrites.append(Rewrite(seed=raw["seed"], text=raw["page_text"],
                                 page=str(raw.get("page", "")), line=line))
-    added: dict[str, set[str]] = {}
-    for raw in data.get("added_heading", []):
-        added.setdefault(str(raw.get("page", "")), set()).add(str(raw.get("heading", "")))
-    return Rules(rewrites=tuple(rewrites), shown=shown,
-                 added_headings={k: frozenset(v) for k, v in added.items()})
+    return Rules(rewrites=tuple(rewrites), shown=shown)
 
 
 def seed_text(slug: str, seed: str, rules: Rules | None = None) -> tuple[str, list[str]]:
@@ -209,12 +206,9 @@ def unmarked_additions(slug: str, page: str, seed: str, shown: str,
     after any rewrite that no longer matches the seed."""
     rules = rules or Rules()
     reference, problems = seed_text(slug, seed, rules)
-    added = (rules.added_headings or {}).get(slug, frozenset())
     for item in prose_items(page):
         words = normalise(item.text)
         if not words or item.marked or words in reference:
-            continue
-        if item.heading and words in added:
             continue
         problems.append(
             f"{shown}:{item.line}: not in seeds/{slug}.txt and not inside «{MARK}»: "
@@ -247,8 +241,4 @@ def seed_problems(root: Path, slug: str) -> list[str]:
             problems.append(
                 f"{rules.shown}:{rewrite.line}: {shown} no longer says {rewrite.text[:60]!r}; "
                 "remove the rewrite, or update its page_text to what the page says")
-    for heading in sorted((rules.added_headings or {}).get(slug, ())):
-        if f"# {heading}" not in flat:
-            problems.append(f"{rules.shown}: {shown} has no heading {heading!r}; remove it "
-                            "from [[added_heading]] or restore the heading")
     return problems

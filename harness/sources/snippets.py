@@ -21,6 +21,7 @@ from harness.core.types import Expectation, Snippet, Unchecked
 __all__ = [
     "assignment_line",
     "defined_names",
+    "imported_modules",
     "EXPECTATIONS_FILE",
     "EXPECT_KEYS",
     "SNIPPET_SUFFIXES",
@@ -284,3 +285,15 @@ def assignment_line(source: str, dotted: str) -> int | None:
         if isinstance(node, ast.Name) and node.id == root and isinstance(node.ctx, ast.Store):
             line = max(line or 0, node.lineno)
     return line
+
+
+def imported_modules(source: str) -> list[tuple[int, str]]:
+    """(line, module) of every import in ``source``, at any depth; a relative import is
+    ``"."``."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            found.append((node.lineno, node.module or "." if not node.level else "."))
+    return found

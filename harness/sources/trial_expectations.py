@@ -1,4 +1,4 @@
-"""Analytic expectations of measured trials: ``[trial.expect]`` in ``harness/trials.toml``.
+"""Analytic expectations of measured trials: ``[trial.expect]`` in ``trials/trials.toml``.
 No torch import.
 
 An expectation relates a trial's latency to another trial's of the same record set
@@ -14,7 +14,7 @@ from typing import Any
 from harness.core.errors import HarnessError, Location, suggest
 from harness.core.types import TRIAL_RELATIONS, TrialExpectation, TrialSpec
 
-__all__ = ["EXPECT_KEYS", "check_references", "parse_expectation"]
+__all__ = ["EXPECT_KEYS", "FACTOR_BOUNDS", "check_references", "parse_expectation"]
 
 EXPECT_KEYS: dict[str, str] = {
     "relation": f"one of {', '.join(TRIAL_RELATIONS)} (required)",
@@ -24,7 +24,11 @@ EXPECT_KEYS: dict[str, str] = {
     "derivation": "why it must hold, in Spanish (required)",
     "derivation_en": "the derivation in English",
     "known_failure": "why it is known not to hold (shown on the page)",
+    "factor_reason": "why a factor above its bound (FACTOR_BOUNDS) still checks something",
 }
+#: Above these a relation stops meaning anything (below a factor of 1e6 accepts any
+#: latency), as rtol's bound for the examples; a wider one needs factor_reason.
+FACTOR_BOUNDS = {"below": 1.0, "within": 0.5}
 
 
 def parse_expectation(raw: Any, where: Location, line_of: Any) -> TrialExpectation:
@@ -49,6 +53,13 @@ def parse_expectation(raw: Any, where: Location, line_of: Any) -> TrialExpectati
         shown = Location(path=where.path, line=line_of(bad))
         raise HarnessError(f"{shown}: {bad} = {raw[bad]!r} in [trial.expect]; expected "
                            f"{EXPECT_KEYS[bad]}.")
+    bound = FACTOR_BOUNDS[raw["relation"]]
+    if raw["factor"] > bound and not str(raw.get("factor_reason", "")).strip():
+        shown = Location(path=where.path, line=line_of("factor"))
+        raise HarnessError(
+            f"{shown}: factor = {raw['factor']!r} is above {bound:g} for relation "
+            f"{raw['relation']!r}, where the claim stops meaning much; tighten it, or add "
+            "factor_reason = \"why\" saying why a latency that far off would still be right")
     return TrialExpectation(
         relation=raw["relation"], of=raw["of"], factor=float(raw["factor"]),
         derivation=raw["derivation"].strip(), derivation_en=raw.get("derivation_en", "").strip(),

@@ -1,10 +1,15 @@
-"""Reading the measured trials declared in ``harness/trials.toml``. No torch import.
+"""Reading the measured trials declared in ``trials/trials.toml``. No torch import.
 
-A trial is data (:class:`~harness.core.types.TrialSpec`); the work it names is a
-function in ``harness/run/workloads.py``. :func:`spec_sha256` hashes both the
-declared fields and the *source text* of that function (and of the module-level
-helpers it calls), read with :mod:`ast`, so editing a workload makes every row
-recorded with the old definition stale without importing torch here.
+Trials and their workloads are content of the site, not code of the package: they live
+in ``trials/`` beside ``snippets/`` (they feed several pages: Medir's tables, the drift
+report, the notebooks) and reach the harness through the MkDocs plugin's ``trials`` and
+``workloads`` options and the record command's ``--trials-file``/``--workloads`` (by
+default, the checkout's ``trials/``). A trial is data
+(:class:`~harness.core.types.TrialSpec`); the work it names is a function in
+``trials/workloads.py``, loaded by path. :func:`spec_sha256` hashes both the declared
+fields and the *source text* of that function (and of the module-level helpers it
+calls), read with :mod:`ast`, so editing a workload makes every row recorded with the
+old definition stale without importing torch here.
 """
 
 from __future__ import annotations
@@ -12,9 +17,11 @@ from __future__ import annotations
 import ast
 import dataclasses
 import hashlib
+import importlib.util
 import json
 import re
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from harness.core.errors import HarnessError, Location, parse_toml, read_text, relative, suggest
@@ -31,6 +38,9 @@ __all__ = [
     "TRIALS_FILE",
     "TRIAL_KEYS",
     "WORKLOADS_FILE",
+    "Method",
+    "load_method",
+    "load_workloads",
     "load_trials",
     "shape_text",
     "spec_fields",
@@ -40,12 +50,24 @@ __all__ = [
 ]
 
 HERE = Path(__file__).resolve().parent.parent
-TRIALS_FILE = HERE / "trials.toml"
-WORKLOADS_FILE = HERE / "run" / "workloads.py"
+#: The checkout's trials and workloads (the defaults when no configuration names others).
+TRIALS_FILE = HERE.parent / "trials" / "trials.toml"
+WORKLOADS_FILE = TRIALS_FILE.with_name("workloads.py")
+
+
+def load_workloads(path: Path = WORKLOADS_FILE) -> ModuleType:
+    """The workloads module at ``path``, executed (it imports torch only inside its
+    functions); a missing file is an error that names it."""
+    spec = importlib.util.spec_from_file_location("trial_workloads", path)
+    if spec is None or spec.loader is None or not path.is_file():
+        raise HarnessError(f"{path}: no workloads file; expected the site's trials/workloads.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 TRIAL_KEYS: dict[str, str] = {
     "name": "unique trial name, lowercase letters, digits and _ (required)",
-    "workload": "a function of harness/run/workloads.py (required)",
+    "workload": "a function of trials/workloads.py (required)",
     "task": f"one of {', '.join(TASKS)} (required)",
     "dtype": "torch dtype name, e.g. float32 (required)",
     "shape": "array of integers, e.g. [1024, 1024]; [] for a scalar (required)",
@@ -62,6 +84,45 @@ TRIAL_KEYS: dict[str, str] = {
               "harness.sources.trial_expectations.EXPECT_KEYS)",
 }
 _REQUIRED = ("name", "workload", "task", "dtype", "shape", "group")
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Method:
+    """How the trials are recorded and compared: the ``[method]`` table of trials.toml."""
+
+    runs: int = 5
+    """Separate processes per trial and build (the unit the drift verdict counts)."""
+    blocks: int = 10
+    """Timed blocks per run (their median is the run's summary)."""
+    margin: float = 0.05
+    """Equivalence margin: «sin diferencia medible» needs the 90 % interval inside ±margin."""
+    margin_reason: str = ""
+    margin_reason_en: str = ""
+    instructions: tuple[str, ...] = ()
+    """CPU trials whose instructions per call callgrind counts (slow: ~100 s each)."""
+
+
+def load_method(path: Path = TRIALS_FILE, *, root: Path | None = None) -> Method:
+    """The ``[method]`` table; a bad value names the file."""
+    shown = relative(path, root or HERE.parent)
+    raw = parse_toml(read_text(path, shown), shown).get("method")
+    if raw is None:
+        return Method()
+    fields = {f.name: f for f in dataclasses.fields(Method)}
+    unknown = sorted(set(raw) - set(fields))
+    if unknown:
+        raise HarnessError(f"{shown}: unknown key {unknown[0]!r} in [method]"
+                           f"{suggest(unknown[0], list(fields))}")
+    values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in raw.items()}
+    method = Method(**values)
+    if not (isinstance(method.runs, int) and 1 <= method.runs <= 100 and
+            isinstance(method.blocks, int) and 1 <= method.blocks <= 1000):
+        raise HarnessError(f"{shown}: [method] runs and blocks must be integers ≥ 1")
+    if not (isinstance(method.margin, float) and 0 < method.margin < 0.5
+            and method.margin_reason and method.margin_reason_en):
+        raise HarnessError(f"{shown}: [method] margin must be a number in (0, 0.5) with "
+                           "margin_reason and margin_reason_en saying why")
+    return method
 _NAME = re.compile(r"^[a-z0-9_]+$")
 
 
@@ -232,11 +293,11 @@ def load_trials(
     shown = relative(path, root or HERE.parent)
     text = read_text(path, shown)
     data = parse_toml(text, shown)
-    extra = set(data) - {"trial"}
+    extra = set(data) - {"trial", "method"}
     if extra:
         raise HarnessError(
             f"{shown}:1: unknown top-level key {sorted(extra)[0]!r}; "
-            "only [[trial]] tables are allowed."
+            "only [[trial]] tables and one [method] table are allowed."
         )
     lines = text.splitlines()
     headers = [n for n, line in enumerate(lines, start=1) if line.strip().startswith("[[trial]]")]

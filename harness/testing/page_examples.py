@@ -4,8 +4,8 @@ page's namespace in page order, and checked against its analytic expectations.
 Sybil's stock Markdown parser cannot read a fence whose body is a
 ``--8<--`` include and skips fences with ``title=``, so this module brings its
 own parser (built on :mod:`harness.sources.pages`) and evaluators; the examples
-run in a sealed child process per page (:mod:`harness.run.sandbox`). It is the only
-harness module that imports sybil, and only the root ``conftest.py`` imports it.
+run in one process per page (:mod:`harness.run.runner`). It is the only harness module
+that imports sybil, and only the root ``conftest.py`` imports it.
 """
 
 from __future__ import annotations
@@ -30,14 +30,15 @@ from harness.run.examples import (
     failure_message,
     timeout_from_env,
 )
-from harness.run.execute import observe_name
+from harness.run.page import observe_name
+from harness.run.runner import network_open, network_required
 from harness.sources.checks import check_project
 from harness.sources.pages import Include
 from harness.sources.project import Project, page_includes
 
-__all__ = ["PageExamples", "make_sybil"]
+__all__ = ["PageExamples", "make_sybil", "pytest_terminal_summary"]
 
-#: Where a page's sealed runner lives in Sybil's per-document namespace.
+#: Where a page's session lives in Sybil's per-document namespace.
 _SESSION = "__harness_session__"
 
 
@@ -88,10 +89,14 @@ class PageExamples:
 
     def _regions(self, document: Document) -> Iterator[Region]:
         page = Path(document.path)
-        problems = self.problems.get(str(self.project.shown(page)), [])
+        problems = list(self.problems.get(str(self.project.shown(page)), []))
+        try:
+            includes = page_includes(self.project, page)
+        except HarnessError as exc:
+            problems.append(str(exc))
         if problems:
             raise HarnessError("\n".join(problems))
-        for include, snippet in page_includes(self.project, page):
+        for include, snippet in includes:
             evaluator = {
                 "py": self.evaluate_python,
                 "csv": self.evaluate_csv,
@@ -99,17 +104,14 @@ class PageExamples:
             }[snippet.language]
             yield Region(include.start, include.end, (include, snippet), evaluator)
 
-    def _session(self, namespace: dict[str, Any]) -> PageSession:
-        session = namespace.get(_SESSION)
-        if session is None:
-            session = namespace[_SESSION] = PageSession(project=self.project,
-                                                        timeout=timeout_from_env())
-        return session
-
     def evaluate_python(self, example: Example) -> str | None:
         include, snippet = example.parsed
+        session = example.namespace.get(_SESSION)
+        if session is None:
+            session = example.namespace[_SESSION] = PageSession(
+                project=self.project, page=Path(example.path), timeout=timeout_from_env())
         try:
-            checked = self._session(example.namespace).run(snippet)
+            checked = session.run(include, snippet)
         except HarnessError as exc:
             return f"{include.location}: {exc}"
         return self._failures(include, snippet, checked)
@@ -169,13 +171,6 @@ class PageExamples:
         return self._check_static(include, snippet, namespace)
 
 
-def _close_session(namespace: dict[str, Any]) -> None:
-    """End the page's process when Sybil has run the page's last example."""
-    session = namespace.pop(_SESSION, None)
-    if session is not None:
-        session.close()
-
-
 def make_sybil(root: Path) -> Sybil:
     """The Sybil that collects ``docs/*.md`` (Spanish pages only: examples run once)."""
     return Sybil(
@@ -183,6 +178,21 @@ def make_sybil(root: Path) -> Sybil:
         path=str(root / "docs"),
         patterns=["*.md"],
         excludes=["*.en.md"],
-        teardown=_close_session,
         name="pages",
     )
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """A pytest hook (conftest.py imports it): one line in the summary when a page
+    process here cannot close its network (asked only when a page's examples ran)."""
+    reports = (r for kind in terminalreporter.stats.values() for r in kind)
+    if not any(".md::" in getattr(r, "nodeid", "") for r in reports):
+        return
+    why = network_open()
+    if not why:
+        return
+    line = (f"page examples: the network guard cannot close the network ({why}): they fail"
+            if network_required() else
+            f"page examples: the network was not closed ({why}); connections are refused "
+            "in-process only, and under CI=true the examples fail")
+    terminalreporter.write_line(line, yellow=True)

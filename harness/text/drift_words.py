@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from harness.text.ratios import interval_texts, speed_text
+from harness.text.numbers import compact
+from harness.text.ratios import interval_texts, ratio_texts, speed_text
 
 __all__ = ["DRIFT_WORDS", "collapsed_text", "drift_detail", "listed", "verdict_count"]
 
@@ -36,20 +37,29 @@ DRIFT_WORDS: dict[str, dict[str, str]] = {
         "drift_sessions": ("{builds}: registradas en sesiones distintas, quizá en máquinas "
                            "distintas: cada diferencia mezcla torch y máquina"),
         "drift_variants": "las versiones difieren también en la variante de la rueda ({variants})",
-        "drift_floor": ("banda de ruido {low}–{high}: el control ({controls} frente a sí misma) "
-                        "llegó a un cociente de {floor}; un intervalo que entra en esa banda se "
-                        "lee «sin diferencia medible»"),
-        "drift_no_floor": "sin control: ruido desconocido",
-        "drift_min_blocks": ("un veredicto sobre tiempos necesita al menos {n} bloques por "
-                             "versión; con menos, «no concluyente»"),
+        "drift_floor": ("control: {controls} registrada dos veces, intercalada con las demás; "
+                        "cada ensayo toma su propio suelo de ruido de la diferencia entre sus "
+                        "dos registros"),
+        "drift_no_floor": "sin control: ruido desconocido, ningún ensayo puede leerse «cambió»",
+        "drift_method": ("**Método.** La unidad es la ejecución (un proceso aparte), no el "
+                         "bloque: los bloques de un mismo proceso no son independientes. Cada "
+                         "versión se registra en {runs} ejecuciones; cada una se resume en la "
+                         "mediana de sus {blocks} bloques, del tiempo de CPU del hilo medido "
+                         "(`time.thread_time`) donde se registró y si no del tiempo de reloj; "
+                         "el detalle de cada ensayo dice cuál. El intervalo del cociente es "
+                         "exacto (Mann-Whitney, sin suponer una distribución: con {runs} "
+                         "ejecuciones un bootstrap promete más de lo que cubre). «Cambió» "
+                         "exige que el intervalo excluya el 1 y el suelo de ruido del propio "
+                         "ensayo; «sin diferencia medible», una prueba de equivalencia: el "
+                         "intervalo al 90 % dentro de ±{margin}, margen elegido porque "
+                         "{reason}. Lo demás es «no concluyente». Con {builds} versiones, un "
+                         "veredicto necesita al menos {needed} ejecuciones por versión."),
         "drift_reading": ("**Cómo leer un cociente.** La referencia de cada registro es su "
-                          "versión más antigua ({references}). El cociente divide la mediana "
-                          "del tiempo por bloque de la otra versión entre la de la referencia: "
-                          "1 es el mismo tiempo; por debajo de 1 la otra versión tarda menos "
-                          "(es más rápida) y por encima, más. Su intervalo contiene el cociente "
-                          "verdadero al menos el {confidence} de las veces. «Cambió» exige que "
-                          "el intervalo excluya el 1{band}."),
-        "drift_reading_band": " y que no entre en la banda de ruido",
+                          "versión más antigua ({references}). El cociente compara el tiempo "
+                          "por ejecución de la otra versión con el de la referencia: 1 es el "
+                          "mismo tiempo; por debajo de 1 la otra versión tarda menos (es más "
+                          "rápida) y por encima, más. Su intervalo contiene el cociente "
+                          "verdadero al menos el {confidence} de las veces."),
         "drift_against": "referencia {base}, frente a {others}",
         "drift_chart_title": "Cociente de tiempos frente a {base}, ensayo por ensayo ({device})",
         "drift_chart_axis": "cociente de tiempos (escala logarítmica)",
@@ -58,9 +68,28 @@ DRIFT_WORDS: dict[str, dict[str, str]] = {
         "drift_chart_caption": ("Cada punto es el cociente de medianas de un ensayo frente a "
                                 "{base}, y su barra, su intervalo (confianza de al menos el "
                                 "{confidence}); la línea vertical marca el 1 (el mismo tiempo). "
-                                "Punto relleno: cambió; hueco: sin diferencia medible."),
-        "drift_chart_band": " La franja gris es la banda de ruido ({low}–{high}).",
+                                "Punto relleno: cambió; hueco: sin diferencia medible o no "
+                                "concluyente."),
+        "drift_chart_band": " La franja gris es el margen de equivalencia ({low}–{high}).",
         "drift_worked": "Ejemplo resuelto",
+        "drift_no_control": "sin control",
+        "drift_instructions": "Instrucciones por llamada",
+        "drift_instructions_control": "Control (misma versión)",
+        "drift_instructions_note": ("Instrucciones por llamada contadas con callgrind "
+                                    "(`Timer.collect_callgrind` de torch sobre valgrind), para "
+                                    "los ensayos pequeños de la CPU donde el recuento cabe en "
+                                    "un trabajo: no dependen de la carga de la máquina, así que "
+                                    "distinguen versiones donde el tiempo no puede. No son "
+                                    "tiempo: una versión puede ejecutar más instrucciones y "
+                                    "tardar menos (instrucciones más anchas, mejor uso de la "
+                                    "caché). El control cuenta otra vez la misma versión; su "
+                                    "diferencia mide la dispersión del recuento: {spread}."),
+        "env_tf32": "Precisión de matmul en float32 (TF32)",
+        "first_call_fresh": "1.ª llamada",
+        "memory_reserved_short": "reservada",
+        "env_tf32_allowed": "TF32 permitido en CUDA",
+        "env_tf32_refused": "TF32 no permitido en CUDA",
+        "env_tf32_unknown": "TF32 en CUDA sin registrar",
         "drift_group_matmul": "matmul",
         "drift_group_mlp": "perceptrón",
         "drift_group_threads": "hilos de CPU",
@@ -89,19 +118,28 @@ DRIFT_WORDS: dict[str, dict[str, str]] = {
         "drift_sessions": ("{builds}: recorded in different sessions, perhaps on different "
                            "machines: every difference mixes torch and machine"),
         "drift_variants": "the builds also differ in wheel variant ({variants})",
-        "drift_floor": ("noise band {low}–{high}: the control ({controls} against itself) "
-                        "reached a ratio of {floor}; an interval that reaches into that band "
-                        "reads “no measurable difference”"),
-        "drift_no_floor": "no control: noise unknown",
-        "drift_min_blocks": ("a verdict on timings needs at least {n} blocks per build; with "
-                             "fewer, “inconclusive”"),
+        "drift_floor": ("control: {controls} recorded twice, interleaved with the others; "
+                        "each trial takes its own noise floor from the difference between its "
+                        "two records"),
+        "drift_no_floor": "no control: noise unknown, no trial can read “changed”",
+        "drift_method": ("**Method.** The unit is the run (a separate process), not the "
+                         "block: blocks of one process are not independent. Each build is "
+                         "recorded in {runs} runs; each is summarised by the median of its "
+                         "{blocks} blocks, of the timed thread's CPU time "
+                         "(`time.thread_time`) where recorded and else of wall time; each "
+                         "trial's detail says which. The ratio's interval is exact "
+                         "(Mann–Whitney, assuming no distribution: with {runs} runs a "
+                         "bootstrap promises more than it covers). “Changed” requires the "
+                         "interval to exclude 1 and the trial's own noise floor; “no "
+                         "measurable difference”, an equivalence test: the 90% interval inside "
+                         "±{margin}, a margin chosen because {reason}. Anything else is "
+                         "“inconclusive”. With {builds} builds, a verdict needs at least "
+                         "{needed} runs per build."),
         "drift_reading": ("**How to read a ratio.** Each record's reference is its oldest "
-                          "build ({references}). The ratio divides the other build's median "
-                          "time per block by the reference's: 1 is the same time; below 1 the "
-                          "other build takes less time (it is faster), above 1 more. Its "
-                          "interval holds the true ratio at least {confidence} of the time. "
-                          "“Changed” requires the interval to exclude 1{band}."),
-        "drift_reading_band": " and to stay out of the noise band",
+                          "build ({references}). The ratio compares the other build's time per "
+                          "run with the reference's: 1 is the same time; below 1 the other "
+                          "build takes less time (it is faster), above 1 more. Its interval "
+                          "holds the true ratio at least {confidence} of the time."),
         "drift_against": "reference {base}, against {others}",
         "drift_chart_title": "Time ratio against {base}, trial by trial ({device})",
         "drift_chart_axis": "time ratio (logarithmic scale)",
@@ -110,9 +148,26 @@ DRIFT_WORDS: dict[str, dict[str, str]] = {
         "drift_chart_caption": ("Each dot is a trial's ratio of medians against {base}, and "
                                 "its bar its interval (at least {confidence} confidence); the "
                                 "vertical line marks 1 (the same time). Filled dot: changed; "
-                                "hollow: no measurable difference."),
-        "drift_chart_band": " The grey band is the noise band ({low}–{high}).",
+                                "hollow: no measurable difference or inconclusive."),
+        "drift_chart_band": " The grey band is the equivalence margin ({low}–{high}).",
         "drift_worked": "Worked example",
+        "drift_no_control": "no control",
+        "drift_instructions": "Instructions per call",
+        "drift_instructions_control": "Control (same build)",
+        "drift_instructions_note": ("Instructions per call counted with callgrind (torch's "
+                                    "`Timer.collect_callgrind` over valgrind), for the small "
+                                    "CPU trials where a count fits a job: they do not depend on "
+                                    "the machine's load, so they tell builds apart where time "
+                                    "cannot. They are not time: a build can run more "
+                                    "instructions and take less (wider instructions, better "
+                                    "cache use). The control counts the same build again; its "
+                                    "difference measures the count's spread: {spread}."),
+        "env_tf32": "float32 matmul precision (TF32)",
+        "first_call_fresh": "1st call",
+        "memory_reserved_short": "reserved",
+        "env_tf32_allowed": "TF32 allowed on CUDA",
+        "env_tf32_refused": "TF32 not allowed on CUDA",
+        "env_tf32_unknown": "TF32 on CUDA not recorded",
         "drift_group_matmul": "matmul",
         "drift_group_mlp": "perceptron",
         "drift_group_threads": "CPU threads",
@@ -185,25 +240,33 @@ def listed(items: Sequence[str], lang: str) -> str:
 
 
 def _timing(lang: str, verdict: str, other: str, base: str, ratio: tuple[float, float, float],
-            floor: float | None) -> str:
-    (point, low, high), shown_band, _ = interval_texts(ratio, floor, lang)
+            floor: float | None, clock: str, margin: float) -> str:
+    (point, low, high), shown_floor, _ = interval_texts(ratio, floor, lang)
     es = lang == "es"
-    head = (f"{other} tarda {point}× lo de {base}" if es
-            else f"{other} takes {point}× the time of {base}")
+    time = ({"cpu": "tiempo de CPU", "wall": "tiempo de reloj"} if es
+            else {"cpu": "CPU time", "wall": "wall time"})[clock]
+    head = (f"{other} tarda {point}× lo de {base} en {time}" if es
+            else f"{other} takes {point}× the {time} of {base}")
     interval = f"{'intervalo' if es else 'interval'} {low}–{high}"
+    noise = "–".join(shown_floor) if shown_floor else ("sin control" if es else "no control")
+    within = f"±{compact(margin * 100, lang)}{' %' if es else '%'}"
     if verdict == "changed":
-        return f"{head} ({speed_text(ratio[0], lang)}; {interval})"
-    if ratio[1] <= 1.0 <= ratio[2] or not shown_band:
-        return f"{head} ({interval}: {'incluye el 1' if es else 'includes 1'})"
-    noise = "–".join(shown_band)
-    return (f"{head} ({interval}: excluye el 1 pero entra en la banda de ruido {noise})" if es
-            else f"{head} ({interval}: excludes 1 but reaches into the noise band {noise})")
+        return (f"{head} ({speed_text(ratio[0], lang)}; {interval}, fuera del ruido {noise})"
+                if es else f"{head} ({speed_text(ratio[0], lang)}; {interval}, outside the "
+                f"noise {noise})")
+    if verdict == "no-measurable-difference":
+        return (f"{head} ({interval}; al 90 %, dentro de {within})" if es
+                else f"{head} ({interval}; at 90%, within {within})")
+    return (f"{head} ({interval}; ruido del control {noise}; ni un cambio fuera del ruido "
+            f"ni una equivalencia dentro de {within})" if es else
+            f"{head} ({interval}; control noise {noise}; neither a change outside the noise "
+            f"nor an equivalence within {within})")
 
 
 def drift_detail(lang: str, *, kind: str, verdict: str, builds: tuple[str, ...],
-                 named: tuple[str, ...], other: str, device: str, blocks: tuple[int, ...],
-                 min_blocks: int, ratio: tuple[float, float, float] | None,
-                 floor: float | None) -> str:
+                 named: tuple[str, ...], other: str, device: str, runs: tuple[int, ...],
+                 needed: int, ratio: tuple[float, float, float] | None,
+                 floor: float | None, clock: str, margin: float) -> str:
     """One drift item's detail in ``lang``; empty when the verdict says it all."""
     es = lang == "es"
     names = listed(named, lang)
@@ -230,10 +293,13 @@ def drift_detail(lang: str, *, kind: str, verdict: str, builds: tuple[str, ...],
                 else "values differ within the analytic tolerance")
     if verdict == "changed" and kind == "example":
         return "; ".join(named)
-    if verdict == "inconclusive":
-        counts = listed([f"{n} ({b})" for n, b in zip(blocks, builds, strict=True)], lang)
-        return (f"bloques por versión: {counts}; un veredicto necesita {min_blocks}" if es
-                else f"blocks per build: {counts}; a verdict needs {min_blocks}")
+    if ratio is None and verdict == "inconclusive":
+        counts = listed([f"{n} ({b})" for n, b in zip(runs, builds, strict=True)], lang)
+        noise = (ratio_texts([floor], lang)[0] if floor is not None
+                 else ("sin control" if es else "no control"))
+        return (f"ejecuciones por versión: {counts}; un veredicto necesita {needed}; suelo "
+                f"de ruido del control: {noise}" if es else f"runs per build: {counts}; a "
+                f"verdict needs {needed}; control noise floor: {noise}")
     if ratio is None:
         return ""
-    return _timing(lang, verdict, other, builds[0], ratio, floor)
+    return _timing(lang, verdict, other, builds[0], ratio, floor, clock, margin)

@@ -8,8 +8,14 @@ from __future__ import annotations
 
 import html
 import re
+import secrets
 
-__all__ = ["cell", "code", "html_text"]
+__all__ = ["RECORDED", "cell", "code", "html_text", "recorded", "without_marks"]
+
+RECORDED = f"harness-recorded-{secrets.token_hex(8)}"
+"""The comment that brackets a figure from a record or trials.toml (:func:`recorded`).
+Random per process: a page cannot type it to pass a typed figure off as recorded."""
+_MARKS = re.compile(rf"<!--/?{RECORDED}-->")
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]|#<>!~])")
 #: Characters Python-Markdown acts on even inside inline HTML (it makes links, images and
@@ -36,3 +42,16 @@ def html_text(text: object) -> str:
     """Record text for raw HTML (table cells, attributes, notes): escaped, one line.
     Markdown is not parsed inside the harness's HTML blocks, so no backslashes."""
     return html.escape(" ".join(str(text).split()), quote=True).translate(_ENTITIES)
+
+
+def recorded(markdown: str, *, block: bool = False) -> str:
+    """``markdown`` bracketed by HTML comments naming :data:`RECORDED`, which Markdown
+    keeps: the build's typed-figure check skips what they hold, then removes them.
+    ``block`` keeps the comments on lines of their own (for a marker alone on its line)."""
+    gap = "\n\n" if block else ""
+    return f"<!--{RECORDED}-->{gap}{markdown}{gap}<!--/{RECORDED}-->"
+
+
+def without_marks(text: str) -> str:
+    """``text`` without the comments of :func:`recorded` (what a reader gets)."""
+    return _MARKS.sub("", text)

@@ -13,7 +13,7 @@ import math
 from harness.core.errors import HarnessError, Location
 from harness.records.claims import Evaluation
 from harness.sources.claims import VALUE
-from harness.text.markdown import cell, code
+from harness.text.markdown import cell, code, recorded
 from harness.text.numbers import decimal
 from harness.text.words import word
 
@@ -40,7 +40,10 @@ def _listed(values: tuple[str, ...], lang: str, sep: str | None) -> str:
     numbers = [_number(v, lang) for v in values]
     if sep is not None:
         return cell(sep).join(cell(n) for n in numbers)
-    shown = [cell(n) if n[:1].isdigit() else code(n) for n in numbers]
+    # A speed claim's value names its sizes: «`bfloat16` (256×256, 512×512)».
+    shown = [cell(n) if n[:1].isdigit() else
+             code(n.partition(" (")[0]) + (f" ({cell(n.partition(' (')[2])}" if " (" in n else "")
+             for n in numbers]
     if not shown:
         return word(lang, "claim_none")
     if len(shown) == 1:
@@ -62,5 +65,7 @@ def render_claim(evaluation: Evaluation, lang: str, where: Location) -> str:
             f"[{', '.join(evaluation.values)}]. Rewrite the sentence and its expect in "
             f"{claim.location.path}, or fix the records.")
     sentence = claim.sentences[lang]
-    return VALUE.sub(lambda m: _listed(evaluation.values or (), lang, m.group("sep")),
-                      sentence)
+    # The values are marked as recorded; the sentence around them is checked for
+    # typed figures like the rest of the page.
+    return VALUE.sub(lambda m: recorded(_listed(evaluation.values or (), lang, m.group("sep"))),
+                     sentence)

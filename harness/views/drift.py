@@ -23,19 +23,14 @@ from collections.abc import Mapping
 
 from harness.core.types import DEVICE_TYPES, TrialSpec
 from harness.records.drift import Drift, Setup
-from harness.records.drift_stats import (
-    CONFIDENCE,
-    MEDIAN_CONFIDENCE,
-    MIN_BLOCKS,
-    median_interval,
-    median_ranks,
-)
+from harness.records.drift_stats import ALPHA, moses_rank, runs_needed
 from harness.records.store import version_key
+from harness.sources.trials import Method, load_method
 from harness.text.drift_words import collapsed_text, listed, verdict_count
 from harness.text.drift_worked import Worked, worked_text
 from harness.text.markdown import cell, code, html_text
 from harness.text.numbers import compact, decimal, latency_scale, unbroken
-from harness.text.ratios import band, interval_texts, ratio_text, ratio_texts, speed_text
+from harness.text.ratios import band, interval_texts, ratio_texts, speed_text
 from harness.text.words import catalogue, word
 from harness.views.charts import IntervalRow, IntervalText, interval_chart
 from harness.views.html_table import Cell, Row, html_table
@@ -108,10 +103,9 @@ def _table(items: list[Drift], labels: Mapping[str, str], lang: str, name: str) 
 
 
 def _ratios(d: Drift, lang: str) -> tuple[list[str], list[str], int]:
-    """The ratio and its interval's ends, the noise band's ends (if any), the decimals."""
+    """The ratio and its interval's ends, the noise floor's ends (if any), the decimals."""
     assert d.interval is not None
-    return interval_texts((d.interval.ratio, d.interval.low, d.interval.high),
-                          d.setup.floor if d.setup else None, lang)
+    return interval_texts((d.interval.ratio, d.interval.low, d.interval.high), d.floor, lang)
 
 
 def _chart(items: list[Drift], labels: Mapping[str, str], lang: str, device: str) -> str:
@@ -119,19 +113,19 @@ def _chart(items: list[Drift], labels: Mapping[str, str], lang: str, device: str
     if not compared:
         return ""
     base = compared[0].builds[0]
-    floor = compared[0].setup.floor if compared[0].setup else None
+    floor = 1.0 + compared[0].margin if compared[0].margin else None
     rows, described = [], []
     for d in compared:
         assert d.interval is not None
         (point, low, high), _, _ = _ratios(d, lang)
         label = labels.get(d.item, d.item)
         note = f"{label}: {point}× ({low}–{high}), {word(lang, f'drift_{d.verdict}')}"
-        own = d.setup.floor if d.setup else None
+        own = d.floor
         rows.append(IntervalRow(label=label, ratio=d.interval.ratio, low=d.interval.low,
                                 high=d.interval.high, verdict=d.verdict, note=note,
                                 band=band(own) if own is not None else None))
         described.append(note)
-    confidence = _percent(float(CONFIDENCE), lang)
+    confidence = _percent(float(1 - ALPHA), lang)
     caption = word(lang, "drift_chart_caption").format(base=base, confidence=confidence)
     if floor is not None:
         low, high = ratio_texts(band(floor), lang)
@@ -145,42 +139,31 @@ def _chart(items: list[Drift], labels: Mapping[str, str], lang: str, device: str
 
 
 def _worked(d: Drift, labels: Mapping[str, str], lang: str) -> str:
-    """The first compared row, read step by step: medians, intervals, ratio, verdict."""
+    """The first compared row, read step by step: run summaries, ratios, interval, verdict."""
     base, other = d.samples
-    spans, ranks = (median_interval(base), median_interval(other)), (
-        median_ranks(len(base)), median_ranks(len(other)))
-    if d.interval is None or None in spans or None in ranks:
+    alpha = ALPHA / max(len(d.builds) - 1, 1)
+    k = moses_rank(len(base), len(other), alpha)
+    if d.interval is None or k is None:
         return ""
-    (a1, b1), (a2, b2) = (s for s in spans if s is not None)
-    (k1, j1), (k2, j2) = (r for r in ranks if r is not None)
-    m1, m2 = statistics.median(base), statistics.median(other)
-    factor, unit = latency_scale(m1)
-    (point, low, high), noise, places = _ratios(d, lang)
+    factor, unit = latency_scale(statistics.median(base))
+    (point, low, high), noise, _ = _ratios(d, lang)
 
-    def shown(seconds: float, digits: int) -> float:
-        return float(f"{seconds / factor:.{digits}g}")
-
-    # Enough digits that the reader's own division of the shown times gives the shown ratios.
-    digits = next((n for n in (3, 4, 5) if all(
-        ratio_text(shown(x, n) / shown(y, n), lang, places=places) == text
-        for x, y, text in ((m2, m1, point), (a2, b1, low), (b2, a1, high)))), 6)
-
-    def time(seconds: float) -> str:
-        return unbroken(f"{decimal(seconds / factor, lang, digits=digits)} {unit}")
+    def times(values: tuple[float, ...]) -> str:
+        shown = [decimal(v / factor, lang, digits=3) for v in sorted(values)]
+        return unbroken(f"{listed(shown, lang)} {unit}")
 
     worked = Worked(
         label=cell(labels.get(d.item, d.item)), base=cell(d.builds[0]), other=cell(d.other),
-        n1=len(base), n2=len(other), m1=time(m1), m2=time(m2), a1=time(a1), b1=time(b1),
-        a2=time(a2), b2=time(b2), k1=k1, j1=j1, k2=k2, j2=j2, point=point, low=low, high=high,
-        median_confidence=_percent(float(MEDIAN_CONFIDENCE), lang),
-        confidence=_percent(float(CONFIDENCE), lang), verdict=d.verdict,
-        includes_one=not d.interval.excludes_one, noise="–".join(noise),
+        n1=len(base), n2=len(other), runs1=times(base), runs2=times(other),
+        pairs=len(base) * len(other), k=k, point=point, low=low, high=high,
+        confidence=_percent(float(1 - alpha), lang), verdict=d.verdict,
+        margin=_percent(d.margin, lang), noise="–".join(noise) or word(lang, "drift_no_control"),
         speed=speed_text(d.interval.ratio, lang))
     return f"**{word(lang, 'drift_worked')}.** {worked_text(worked, lang)}"
 
 
-def _device(items: list[Drift], labels: Mapping[str, str], lang: str, *, chart: bool
-            ) -> list[str]:
+def _device(items: list[Drift], labels: Mapping[str, str], lang: str, *, chart: bool,
+            method: Method) -> list[str]:
     """One device key's items of one kind: who is compared, the counts, the rest."""
     kind, device, builds = items[0].kind, items[0].device, items[0].builds
     device_type = device.split("-", 1)[0]
@@ -208,7 +191,41 @@ def _device(items: list[Drift], labels: Mapping[str, str], lang: str, *, chart: 
     parts += [_table(shown, labels, lang, name), ""]
     example = next((d for d in shown if d.interval is not None and len(d.samples) == 2), None)
     worked = _worked(example, labels, lang) if example is not None else ""
-    return parts + ([worked, ""] if worked else [])
+    return parts + ([worked, ""] if worked else []) + (
+        _instructions(items, labels, lang, method) if kind == "trial" else [])
+
+
+def _instructions(items: list[Drift], labels: Mapping[str, str], lang: str,
+                  method: Method) -> list[str]:
+    """Callgrind's instructions per call beside time, for the method's trials: each build
+    as a ratio to the reference, the control's spread; «sin medición» where not counted."""
+    counted = [d for d in items if d.item in method.instructions and d.instructions]
+    # Where valgrind was missing or the count not asked for, each cell reads «sin medición».
+    if not counted:
+        return []
+    builds = counted[0].builds
+    missing = f"<em>{word(lang, 'missing')}</em>"
+    header = [(word(lang, "trial"), False), (f"{cell(builds[0])}", True)]
+    header += [(f"{cell(b)}", True) for b in builds[1:]]
+    header += [(word(lang, "drift_instructions_control"), True)]
+    rows, spreads = [], []
+    for d in counted:
+        base = d.instructions[0]
+        cells = [Cell(html=_item_html(d, labels), css="harness-id"),
+                 Cell(html=decimal(base, lang) if base else missing, numeric=True)]
+        for count in d.instructions[1:]:
+            cells.append(Cell(html=f"{decimal(count / base, lang, digits=4)}×"
+                              if count and base else missing, numeric=True))
+        control = d.instructions_control
+        if control and base:
+            spreads.append(abs(control / base - 1))
+        cells.append(Cell(html=f"{decimal(control / base, lang, digits=6)}×"
+                          if control and base else missing, numeric=True))
+        rows.append(Row(cells=cells))
+    spread = _percent(max(spreads), lang) if spreads else word(lang, "missing")
+    name = word(lang, "drift_instructions")
+    return [f"**{name}.** " + word(lang, "drift_instructions_note").format(spread=spread), "",
+            html_table(header, rows, css="harness-table harness-compact", label=name), ""]
 
 
 def _setup_lines(setup: Setup, lang: str) -> list[str]:
@@ -217,16 +234,12 @@ def _setup_lines(setup: Setup, lang: str) -> list[str]:
              .format(builds=builds)]
     if setup.variants:
         notes.append(word(lang, "drift_variants").format(variants=" / ".join(setup.variants)))
-    if setup.floor is not None:
-        low, high, floor = ratio_texts([*band(setup.floor), setup.floor], lang)
-        notes.append(word(lang, "drift_floor").format(low=low, high=high, floor=floor,
-                                                      controls=", ".join(setup.controls)))
-    else:
-        notes.append(word(lang, "drift_no_floor"))
+    notes.append(word(lang, "drift_floor").format(controls=", ".join(setup.controls))
+                 if setup.controls else word(lang, "drift_no_floor"))
     return [f"- {cell(setup.device)}: " + "; ".join(cell(n) for n in notes) + "."]
 
 
-def _setups(report: list[Drift], lang: str) -> list[str]:
+def _setups(report: list[Drift], lang: str, method: Method) -> list[str]:
     seen: dict[str, Setup] = {}
     for d in report:
         if d.setup is not None and len(d.setup.builds) > 1:
@@ -236,7 +249,11 @@ def _setups(report: list[Drift], lang: str) -> list[str]:
     lines = [f"**{word(lang, 'drift_setup')}**", ""]
     for setup in seen.values():
         lines += _setup_lines(setup, lang)
-    lines.append(f"- {cell(word(lang, 'drift_min_blocks').format(n=MIN_BLOCKS))}.")
+    builds = max(len(s.builds) for s in seen.values())
+    reason = {"es": method.margin_reason, "en": method.margin_reason_en}[lang]
+    lines += ["", word(lang, "drift_method").format(
+        runs=method.runs, blocks=method.blocks, margin=_percent(method.margin, lang),
+        reason=html_text(reason.rstrip(".")), builds=builds, needed=runs_needed(builds - 1))]
     return [*lines, ""]
 
 
@@ -246,14 +263,13 @@ def _reading(trials: list[Drift], lang: str) -> list[str]:
     if not compared:
         return []
     references = "; ".join(f"{cell(k)}: {cell(d.builds[0])}" for k, d in compared.items())
-    floors = any(d.setup is not None and d.setup.floor is not None for d in compared.values())
     return [word(lang, "drift_reading").format(
-        references=references, confidence=_percent(float(CONFIDENCE), lang),
-        band=word(lang, "drift_reading_band") if floors else ""), ""]
+        references=references, confidence=_percent(float(1 - ALPHA), lang)), ""]
 
 
 def drift_markdown(report: list[Drift], lang: str, *,
-                   specs: Mapping[str, TrialSpec] | None = None, chart: bool = False) -> str:
+                   specs: Mapping[str, TrialSpec] | None = None, chart: bool = False,
+                   method: Method | None = None) -> str:
     """The builds, how they were recorded, then per kind and device the counts, the
     items to read and, with ``chart``, the ratios drawn (a page, not a pull request:
     GitHub drops inline SVG). ``specs`` name trials as Medir does; without them, by id."""
@@ -262,7 +278,8 @@ def drift_markdown(report: list[Drift], lang: str, *,
     labels = trial_labels(specs, lang) if specs else {}
     builds = sorted({b for d in report for b in d.builds}, key=version_key)
     parts = [f"{word(lang, 'drift_builds')}: {', '.join(cell(b) for b in builds)}.\n"]
-    parts += _setups(report, lang)
+    method = method or load_method()
+    parts += _setups(report, lang, method)
     for kind, title in (("example", "drift_examples"), ("trial", "drift_trials")):
         items = [d for d in report if d.kind == kind]
         if not items:
@@ -271,5 +288,5 @@ def drift_markdown(report: list[Drift], lang: str, *,
         parts += _reading(items, lang) if kind == "trial" else []
         for device in dict.fromkeys(d.device for d in items):
             parts += _device([d for d in items if d.device == device], labels, lang,
-                             chart=chart)
+                             chart=chart, method=method)
     return "\n".join(parts) + "\n"

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from harness.core.peak_rule import peak_gaps
 from harness.core.types import Environment
+from harness.records.provenance import grade_text
 from harness.records.store import DeviceRecord
 from harness.text.markdown import html_text
 from harness.text.numbers import decimal, throughput_text, unbroken
@@ -72,14 +73,39 @@ def _threads(record: DeviceRecord, lang: str) -> str:
     return text + "".join(f" ({word(lang, 'logical_cpus').format(n=n)})" for n in cpus[-1:])
 
 
+def _shown(record: DeviceRecord) -> list[Environment]:
+    """Every run that produced a figure the site shows (rows, control rows, observations),
+    in order: a set can hold runs from several machines, and each is named."""
+    ids = dict.fromkeys([*(r.run_id for r in [*record.rows, *record.control_rows]),
+                         *(o.run_id for o in record.observations)])
+    return [record.environment_of(i) for i in ids] or [record.environment]
+
+
+def _each(read: Callable[[Environment], str]) -> Callable[[DeviceRecord, str], str]:
+    return lambda record, lang: " / ".join(dict.fromkeys(
+        v for e in _shown(record) if (v := read(e))))
+
+
+def _tf32(record: DeviceRecord, lang: str) -> str:
+    """float32 matmul precision and whether CUDA may use TF32, for every shown run."""
+    found = []
+    for env in _shown(record):
+        allowed = env.extra.get("cuda_matmul_allow_tf32")
+        flag = word(lang, "env_tf32_unknown" if allowed is None else
+                    "env_tf32_allowed" if allowed else "env_tf32_refused")
+        found.append(f"{env.extra.get('float32_matmul_precision', '—')}; {flag}")
+    return " / ".join(dict.fromkeys(found))
+
+
 def _dates(record: DeviceRecord) -> str:
     days = sorted({e.date[:10] for e in record.environments.values() if e.date})
     return days[0] if len(days) == 1 else f"{days[0]} … {days[-1]}" if days else ""
 
 
 _FIELDS: tuple[tuple[str, Callable[[DeviceRecord, str], str]], ...] = (
-    ("device", lambda r, lang: r.environment.device_name or r.device_key),
-    ("cpu_model", lambda r, lang: r.environment.cpu_model),
+    ("device", _each(lambda e: e.device_name or e.device_key)),
+    ("cpu_model", _each(lambda e: e.cpu_model)),
+    ("env_tf32", _tf32),
     ("env_threads", _threads),
     ("platform", lambda r, lang: f"Python {r.environment.python} · {r.environment.platform}"),
     ("cuda_driver", lambda r, lang: " / ".join(
@@ -91,6 +117,7 @@ _FIELDS: tuple[tuple[str, Callable[[DeviceRecord, str], str]], ...] = (
     ("memory_field", lambda r, lang: memory_method_text(
         str(r.environment.extra.get("memory_method", "")), lang)),
     ("commit", lambda r, lang: r.environment.repo_commit[:12]),
+    ("provenance", lambda r, lang: grade_text(r.provenance, lang)),
 )
 
 

@@ -24,6 +24,7 @@ from harness.views.claims import render_claim
 from harness.views.drift import drift_markdown
 from harness.views.measured import (
     MeasuredView,
+    all_columns_view,
     compare_versions_view,
     csv_row_view,
     environment_view,
@@ -99,8 +100,12 @@ def _measured(view: MeasuredView) -> Renderer:
                           sources=site.sources)
         markdown = view(context, marker.args, str(marker.location))
         # A class for the stylesheet (compact type) and for readers' tools to find.
+        # md_in_html only where the view wrote Markdown (the CSV row's fence): raw HTML
+        # passes through Markdown as it is, unparsed, with every attribute kept.
+        html = all(line.lstrip().startswith("<") for line in markdown.splitlines() if line.strip())
         return Rendered(
-            markdown=f'<div class="harness-measured" markdown>\n\n{markdown}\n\n</div>\n',
+            markdown=f'<div class="harness-measured"{"" if html else " markdown"}>\n\n'
+                     f'{markdown}\n\n</div>\n',
             stale=context.stale_messages())
 
     return render
@@ -163,16 +168,19 @@ MARKERS: dict[str, MarkerKind] = {k.name: k for k in (
     _kind("notebook", "buttons to open and download the page's generated notebook", _notebook),
     _kind("measurements", "the group's measured trials, per device and torch build",
           _measured(measurements_view),
-          group=("a trial group of harness/trials.toml", _groups)),
+          group=("a trial group of trials/trials.toml", _groups)),
     _kind("plot", "a log–log chart of the group's latency or throughput", _measured(plot_view),
-          group=("a trial group of harness/trials.toml", _groups),
+          group=("a trial group of trials/trials.toml", _groups),
           y=("latency or throughput", lambda s, p: ("latency", "throughput"))),
     _kind("compare-versions", "the group's trials across recorded torch builds",
           _measured(compare_versions_view),
-          group=("a trial group of harness/trials.toml", _groups)),
+          group=("a trial group of trials/trials.toml", _groups)),
+    _kind("all-columns", "every recorded field of the group's rows, per device type",
+          _measured(all_columns_view),
+          group=("a trial group of trials/trials.toml", _groups)),
     _kind("csv-row", "a real recorded row in the article's 9-column CSV format",
           _measured(csv_row_view),
-          trial=("a trial name of harness/trials.toml", lambda s, p: s.specs)),
+          trial=("a trial name of trials/trials.toml", lambda s, p: s.specs)),
     _kind("environment", "where every record set was made", _measured(environment_view)),
     _kind("drift", "every example and trial classified across recorded torch builds", _drift),
     _kind("reader-box", "a box where a reader pastes the rows docs/assets/medir.py printed",

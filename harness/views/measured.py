@@ -27,13 +27,14 @@ from harness.text.numbers import (
     unit_name,
 )
 from harness.text.words import word
+from harness.views.all_columns import all_columns
 from harness.views.charts import Point, Series, line_chart
 from harness.views.environment import environment_table
 from harness.views.measured_context import Context, row_environment
 from harness.views.measured_tables import compare_versions, device_types_for, measurements
 
-__all__ = ["MeasuredView", "compare_versions_view", "csv_row_view", "environment_view",
-           "measurements_view", "plot_view"]
+__all__ = ["MeasuredView", "all_columns_view", "compare_versions_view", "csv_row_view",
+           "environment_view", "measurements_view", "plot_view"]
 
 MeasuredView = Callable[[Context, Mapping[str, str], str], str]
 """One measurement marker's view: (context, its arguments, its location) → Markdown;
@@ -174,3 +175,18 @@ def csv_row_view(context: Context, args: Mapping[str, str], where: str) -> str:
 def environment_view(context: Context, args: Mapping[str, str], where: str) -> str:
     """``harness:environment``: where every record set was made."""
     return environment_table(context)
+
+
+def all_columns_view(context: Context, args: Mapping[str, str], where: str) -> str:
+    """``harness:all-columns``: every recorded field of the group's rows, per device type
+    (the article's evidence page holds them, one tap from the table they support)."""
+    group = args["group"]
+    measuring = [r for r in context.records.items if r.rows]
+    parts = []
+    for device_type in device_types_for(context, group):
+        block = all_columns(context, group, [r for r in measuring
+                                             if r.device_type == device_type])
+        if block:
+            parts.append(f'<p class="harness-device"><strong>{word(context.lang, device_type)}'
+                         f"</strong></p>\n{block}")
+    return "\n".join(parts) + "\n" if parts else f"*{word(context.lang, 'missing')}*\n"

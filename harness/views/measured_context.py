@@ -45,7 +45,7 @@ class Context:
             f"{row.location}: row of trial {row.trial!r} was recorded for another definition "
             f"of the trial (spec_sha256 {row.spec_sha256[:12] or '(empty)'}, "
             f"now {current[:12]}; "
-            f"see {spec.location} and harness/run/workloads.py); run `python -m harness record "
+            f"see {spec.location} and trials/workloads.py); run `python -m harness record "
             f"--device {row.device.split('-', 1)[0]} --trials {row.trial}`", None)
         return True
 

@@ -128,9 +128,17 @@ def compact_cells(row: TrialRow, spec: TrialSpec, env: Environment | None, lang:
         # Words, not a title: a tooltip reaches neither touch nor every screen reader.
         noisy = f' <span class="harness-noisy">{word(lang, "noisy")}</span>' if row.noisy else ""
         latency += f' <span class="harness-spread">{spread}{noisy}</span>'
+    if row.first_call_s and env is not None and "first_call" in env.extra:
+        # Only a run in a fresh process times a first call that is really first.
+        first = unbroken(f"{word(lang, 'first_call_fresh')} {latency_text(row.first_call_s, lang)}")
+        latency += f' <span class="harness-spread">{first}</span>'
     throughput = (unbroken(throughput_text(row.throughput, row.throughput_unit, lang))
                   if row.throughput else "—")
     memory = unbroken(bytes_text(row.memory, lang)) if row.memory else "—"
+    reserved = env.extra.get("memory_reserved", {}).get(row.trial) if env is not None else None
+    if isinstance(reserved, int):  # an accelerator's caching allocator, apart from allocated
+        shown = unbroken(f"{word(lang, 'memory_reserved_short')} {bytes_text(reserved, lang)}")
+        memory += f' <span class="harness-spread">{shown}</span>'
     return [Cell(html=mark + latency, numeric=True), Cell(html=throughput, numeric=True),
             Cell(html=peak_text(row, env, lang), numeric=True), Cell(html=memory, numeric=True),
             Cell(html=_quality(row, spec, lang), css="harness-quality")]

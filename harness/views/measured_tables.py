@@ -14,7 +14,6 @@ from harness.records.store import DeviceRecord
 from harness.text.markdown import html_text
 from harness.text.numbers import decimal
 from harness.text.words import word
-from harness.views.all_columns import all_columns
 from harness.views.html_table import Cell, Row, details, html_table
 from harness.views.measured_context import Context
 from harness.views.measured_expectations import bare_loop_lines, expectation_block
@@ -110,7 +109,7 @@ def _device(context: Context, group: str, device_type: str) -> tuple[list[str], 
     failed = sum(1 for r in records for row in r.rows if row.trial in names and row.failed)
     return [*parts, _table(context, specs, records, note),
             expectation_block(context, specs, records), bare_loop_lines(context, specs, records),
-            all_columns(context, group, records)], failed
+            ], failed
 
 
 def measurements(context: Context, group: str, device_types: list[str]) -> str:
@@ -118,6 +117,9 @@ def measurements(context: Context, group: str, device_types: list[str]) -> str:
     more than one device type, each is a tab, in the HTML Material styles for
     pymdownx.tabbed's alternate style (radio inputs, labels, blocks): a label counts its
     failing rows, so a failure is named even in a tab the reader has not opened."""
+    # A device with its own record opens before the CPU: the reader most likely came for it.
+    recorded = {r.device_type for r in context.records.items if r.rows}
+    device_types = sorted(device_types, key=lambda d: d == "cpu" and bool(recorded - {"cpu"}))
     devices = [(d, *_device(context, group, d)) for d in device_types]
     if len(devices) < 2:
         return "\n".join(p for _, parts, _ in devices for p in parts) + "\n"
@@ -171,7 +173,7 @@ def _ratio_summary(rows: list[Row], title: str, lang: str) -> str:
 
 
 def compare_versions(context: Context, group: str) -> str:
-    """Per device: each trial's latency relative to the oldest recorded build. The
+    """Per device: each trial's latency relative to the oldest build with its trials. The
     figures themselves are in the group's table; only the ratio is new here."""
     lang = context.lang
     keys = sorted({r.device_key for r in context.records.items if context.group_rows(r, group)},
@@ -180,7 +182,10 @@ def compare_versions(context: Context, group: str) -> str:
         return f"<p><em>{word(lang, 'missing')}</em></p>\n"
     parts: list[str] = []
     for key in keys:
-        records = [r for r in context.records.items if r.device_key == key]
+        # The base is the oldest build with this group's trials on the key: an examples-only
+        # set (no rows) has nothing to compare.
+        records = [r for r in context.records.items
+                   if r.device_key == key and context.group_rows(r, group)]
         base = records[0]
         title = f"<strong>{word(lang, key.split('-', 1)[0])}</strong> ({html_text(key)})"
         if len(records) < 2:

@@ -25,6 +25,7 @@ from harness.sources.pages import find_includes, find_markers
 from harness.sources.project import Project
 from harness.sources.trials import load_trials
 from harness.text.markdown import cell as markdown_text
+from harness.text.markdown import without_marks
 from harness.text.words import in_lang, word
 from harness.views.claims import render_claim
 from harness.views.notebook_outputs import python_text, recorded_output
@@ -78,21 +79,32 @@ def pages_with_code(project: Project) -> list[Path]:
     ]
 
 
-def _plain_markdown(text: str) -> str:
-    """Material-only syntax made readable in Jupyter: admonitions become quotes."""
+def _plain_markdown(text: str, depth: int = 0) -> str:
+    """Material-only syntax made readable in Jupyter: admonitions become quotes, a
+    nested one a quote inside its quote; a fence keeps its lines as they are. ``depth``:
+    the admonitions already open where ``text`` starts (text after a code cell that
+    sits in a fold goes on as that fold's quote)."""
     out: list[str] = []
-    in_admonition = False
+    fence = ""  # the closing fence of the fenced block we are in, if any
     for line in text.splitlines():
-        match = _ADMONITION.match(line)
+        indent = len(line) - len(line.lstrip(" "))
+        if line.strip() and not fence:
+            depth = min(depth, indent // 4)
+        body = line[4 * depth:] if line.strip() else ""
+        quote = "> " * depth
+        match = None if fence else _ADMONITION.match(body)
         if match:
-            in_admonition = True
-            out.append(f"> **{match['title']}**" if match["title"] else ">")
+            out.append(quote + (f"> **{match['title']}**" if match["title"] else ">"))
+            depth += 1
             continue
-        if in_admonition and (line.startswith("    ") or not line.strip()):
-            out.append("> " + line[4:] if line.strip() else ">")
-            continue
-        in_admonition = False
-        out.append(_ATTRS.sub("", line))
+        opened = re.match(r"(`{3,}|~{3,})", body)
+        if fence:
+            fence = "" if body.strip() == fence else fence
+        elif opened:
+            fence = opened[1]
+        else:
+            body = _ATTRS.sub("", body)
+        out.append((quote + body).rstrip())
     # A notebook page sits at cuadernos/<slug>/: links to pages go up two levels.
     return _PAGE_LINK.sub(_site_link, "\n".join(out)).strip("\n")
 
@@ -155,9 +167,11 @@ def build_notebook(project: Project, page: Path, records: Records) -> dict[str, 
         source = snippet.path.read_text(encoding="utf-8")
         output = recorded_output(snippet, project.expectations.get(snippet.id, []),
                                  records.items, lang)
-        cell = (_code_cell(source, output) if snippet.language == "py"
-                else _markdown_cell(f"```{snippet.language}\n{source.rstrip()}\n```"))
-        spans.append((include.start, include.end, cell))
+        if snippet.language != "py":  # shown as text: a fold it sits in stays one
+            spans.append((include.start, include.end,
+                          f"```{snippet.language}\n{source.rstrip()}\n```"))
+            continue
+        spans.append((include.start, include.end, _code_cell(source, output)))
     for marker in find_markers(text, shown):
         if marker.kind == "observed":
             note = _expectations_cell(project, marker.args.get("snippet", ""), lang)
@@ -169,27 +183,31 @@ def build_notebook(project: Project, page: Path, records: Records) -> dict[str, 
                 raise HarnessError(f"{marker.location}: unknown claim {key[1]!r}; it must be "
                                    f"declared in snippets/{key[0]}/claims.toml")
             claim = evaluate(project.claims[key], records, load_trials())
-            note = render_claim(claim, lang, marker.location)
+            note = without_marks(render_claim(claim, lang, marker.location))
         else:
             what = marker.args.get("group") or marker.args.get("trial") or marker.kind
             note = _MEASURED[lang].format(what=what)
         spans.append((marker.start, marker.end, note))
     cells: list[dict[str, Any]] = []
     position = front.end() if front else 0
-    pending = ""
+    pending, depth = "", 0
     for start, end, piece in sorted(spans, key=lambda s: s[0]):
         pending += text[position:start]
-        if isinstance(piece, str):
-            pending += piece
+        line_start = text.rfind("\n", 0, start) + 1
+        here = text[line_start:text.find("\n", start)]
+        indent = len(here) - len(here.lstrip(" "))  # a marker or fence inside a fold
+        if isinstance(piece, str):  # indented like its marker or fence, every line
+            first = " " * indent if start == line_start else ""
+            pending += first + piece.replace("\n", "\n" + " " * indent)
         else:
-            if _plain_markdown(pending):
-                cells.append(_markdown_cell(_plain_markdown(pending)))
-            pending = ""
+            if _plain_markdown(pending, depth):
+                cells.append(_markdown_cell(_plain_markdown(pending, depth)))
+            pending, depth = "", indent // 4  # the text after goes on in the code's fold
             cells.append(piece)
         position = end
     pending += text[position:]
-    if _plain_markdown(pending):
-        cells.append(_markdown_cell(_plain_markdown(pending)))
+    if _plain_markdown(pending, depth):
+        cells.append(_markdown_cell(_plain_markdown(pending, depth)))
     _number_executed(cells)
     note = _NOTES[lang].format(page=page.name)
     if any(c["cell_type"] == "code" and c["outputs"] for c in cells):

@@ -139,11 +139,15 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
     # one column that says so, rather than leaving the build out of sight.
     absent = [r for r in records if r.observations and r not in columns]
     groups = [*merged.values(), *([absent] if absent or not merged else [])]
+    # Provenance once per block (issue 28): one observed column reads «Observado», its
+    # builds are in the verdict line and the folded detail; only columns that disagree
+    # name theirs.
     header = [word(lang, "value"), word(lang, "analytic")] + [
         f"{word(lang, 'observed')} · " + ", ".join(html_text(_label(r)) for r in group)
-        if group else word(lang, "observed") for group in groups]
+        if group and len(groups) > 1 else word(lang, "observed") for group in groups]
     missing = f"<em>{word(lang, 'missing')}</em>"
-    rows = [Row(cells=[Cell(html=breakable(code(e.name))),
+    # The name heads its own line on a phone: it needs no break points either.
+    rows = [Row(cells=[Cell(html=code(e.name)),
                        Cell(html=_analytic(e))]
                 + [Cell(html=key[index]) for key in merged]
                 + ([Cell(html=missing)] if absent or not merged else []))
@@ -175,8 +179,10 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
             dates = [o.date for o in record.observations_of(snippet.id) if o.date]
             where = environment_line(record, lang, snippet=snippet.id,
                                      date=max(dates, default=""))
+            # A snippet id is short enough for a phone's line: no break points (each
+            # <wbr> is an element, and Medir's DOM stays under 1,500; issue 28).
             body.append(f"- {where} · "
-                        f"{word(lang, 'snippet')} {breakable(code(snippet.id))} "
+                        f"{word(lang, 'snippet')} {code(snippet.id)} "
                         f"{code('sha256:' + snippet.sha256[:12])}")
     else:
         body.append(word(lang, "no_output"))
@@ -225,18 +231,18 @@ def _heading(expectations: list[Expectation], columns: list[DeviceRecord],
         return "failure", f"✗ {word(lang, 'verdict_fail')}: {', '.join(failed)}{where}"
     names = ", ".join(e.name for e in expectations)
     builds = _builds(columns, lang)
-    snippet = expectations[0].snippet
-    envs = [r.environment_of_runs({o.run_id for o in r.observations_of(snippet)})
-            for r in columns]
-    devices = ", ".join(dict.fromkeys(e.device_name or r.device_key
-                                      for e, r in zip(envs, columns, strict=True)))
     if "known" in every:
         known = sorted({expectations[i].name for values in states.values()
                         for i, s in enumerate(values) if s == "known"})
         return "warning", f"⚠ {word(lang, 'verdict_known')}: {', '.join(known)} · {builds}"
     if "missing" in every:
         return "warning", f"{word(lang, 'verdict_none')}: {names}"
-    return "success", f"✓ {word(lang, 'verdict_ok')}: {names} · torch {builds} · {devices}"
+    # In plain words: torch releases and device kinds; builds and processors are folded.
+    versions = sorted({".".join(r.torch_build.split("+")[0].split(".")[:2]) for r in columns},
+                      key=version_key)
+    shown = versions[0] if len(versions) == 1 else f"{versions[0]}–{versions[-1]}"
+    kinds = ", ".join(dict.fromkeys(word(lang, r.device_type) for r in columns))
+    return "success", f"✓ {word(lang, 'verdict_ok')}: {names} · torch {shown} · {kinds}"
 
 
 def _tolerance_note(expectation: Expectation, lang: str) -> str:

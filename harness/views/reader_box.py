@@ -1,8 +1,8 @@
 """«Mide en tu máquina»: a reader's own rows beside the site's records. No torch import.
 
 ``docs/assets/medir.py`` is the command a reader runs with torch alone. Its CSV header,
-its trial table (group :data:`GROUP` of ``harness/trials.toml``) and the workload's
-source (``harness/run/workloads.py``, verbatim) are generated into it: ``python -m
+its trial table (group :data:`GROUP` of ``trials/trials.toml``) and the workload's
+source (``trials/workloads.py``, verbatim) are generated into it: ``python -m
 harness.views.reader_box`` rewrites that part, and the ``harness:reader-box`` marker
 fails the build while the file differs, so the command cannot measure other work than
 the page's records, and the ``spec_sha256`` it computes is the records' own.
@@ -73,8 +73,8 @@ def script_problem(root: Path, specs: dict[str, TrialSpec], sources: dict[str, s
         return f"{SCRIPT}:1: no generated part (the lines {_BEGIN.strip()!r} … {_END.strip()!r})"
     if text[start:end] != generated_part(specs, sources):
         line = text.count("\n", 0, start) + 1
-        return (f"{SCRIPT}:{line}: its trial table or workload differs from harness/trials.toml "
-                f"and harness/run/workloads.py; run `python -m harness.views.reader_box`")
+        return (f"{SCRIPT}:{line}: its trial table or workload differs from trials/trials.toml "
+                f"and trials/workloads.py; run `python -m harness.views.reader_box`")
     return ""
 
 

@@ -87,7 +87,7 @@ def test_no_page_names_an_alternate_material_would_probe(built_site: Path) -> No
     assert not tagged, tagged
 
 
-def test_404_is_wholly_spanish(page: Any, site_url: str) -> None:
+def test_404_is_spanish_with_an_english_section(page: Any, site_url: str) -> None:
     page.goto(site_url + "404.html", wait_until="load")
     assert page.evaluate("document.documentElement.lang") == "es"
     nav = page.evaluate("""[...document.querySelectorAll(
@@ -97,9 +97,15 @@ def test_404_is_wholly_spanish(page: Any, site_url: str) -> None:
     assert not [t for t in ENGLISH_NAV if re.search(rf"\b{re.escape(t)}\b", nav)], nav
     assert page.title() == "Página no encontrada - Qué es PyTorch"
     assert page.locator("input.md-search__input").get_attribute("placeholder") == "Búsqueda"
+    # Issue 28: one English section, its own lang, leads to the English pages; outside
+    # it, only the language switch does.
     links = page.evaluate("""[...document.querySelectorAll('a[href]')]
+        .filter(a => !a.closest('section[lang=en]'))
         .map(a => ({href: a.href, lang: a.getAttribute('hreflang') || '',
                     switch: a.classList.contains('md-select__link')}))""")
+    english = page.evaluate("""[...document.querySelectorAll('section[lang=en] a[href]')]
+        .map(a => a.href)""")
+    assert english and all(href.startswith(site_url + "en/") for href in english), english
     into_english = [a for a in links if a["href"].startswith(site_url + "en/")]
     assert into_english == [{"href": site_url + "en/", "lang": "en", "switch": True}], into_english
     spanish = [a for a in links if a["switch"] and a["lang"] == "es"]
@@ -132,7 +138,8 @@ def _sitemap(built_site: Path) -> dict[str, dict[str, str]]:
 def test_the_sitemap_pairs_every_page_with_its_twin(built_site: Path) -> None:
     home = SITE_HOME["SITE_URL"]
     sitemap = _sitemap(built_site)
-    spanish = [home, *(f"{home}{slug}/" for slug in [*ARTICLES, "deriva-entre-versiones"])]
+    spanish = [home, *(f"{home}{slug}/" for slug in [*ARTICLES, "medir-pytorch-registros",
+                                                     "deriva-entre-versiones"])]
     english = [url.replace(home, home + "en/", 1) for url in spanish]
     assert sorted(sitemap) == sorted(spanish + english)
     for es, en in zip(spanish, english, strict=True):

@@ -263,13 +263,13 @@ def test_english_switcher_still_leads_to_the_spanish_twin(open_page: Any, site_u
 
 
 def test_a_word_between_quotes_is_found(open_page: Any, site_url: str) -> None:
-    """«ruidosa» is a word of Medir's reading guide; Material's default separator
+    """«ruidosa» is a word of Medir's reading guide (on its records page); Material's default separator
     (spaces and hyphens) kept it with its quotes, so a search for it found only the
     sections where it stands alone. Every section holding «ruidosa» is a result."""
     tab = open_page("")
     quoted = tab.evaluate("""async () => (await (await fetch('search/search_index.json'))
         .json()).docs.filter(d => d.text.includes('«ruidosa»')).map(d => d.location)""")
-    assert quoted and all(q.startswith("medir-pytorch/#") for q in quoted), quoted
+    assert quoted and all(q.startswith("medir-pytorch-registros/#") for q in quoted), quoted
     _search(tab, "ruidosa")
     found = tab.evaluate("""[...document.querySelectorAll('.md-search-result__item a')]
         .map(a => a.href)""")

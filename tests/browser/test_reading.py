@@ -43,6 +43,52 @@ def test_medir_is_40_percent_shorter_and_compact_tables_fit(open_page: Any) -> N
             assert key in text, (key, text)
 
 
+#: Issue 28's phone budget for Medir: its height, Lighthouse's dom-size, and the share of
+#: its visible characters at body size (small type is for provenance only).
+MEDIR_PHONE_PX, MEDIR_ELEMENTS, BODY_SHARE = 8_000, 1_500, 0.60
+ARTICLE_PHONE_PX = 7_000
+
+
+def test_articles_read_as_lessons_on_a_phone(browser: Any, site_url: str) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
+                                  has_touch=True, locale="es-ES")
+    context.route("https://api.github.com/**", lambda route: route.fulfill(
+        status=200, body="{}", content_type="application/json"))
+    tab = context.new_page()
+    try:
+        for path in ("medir-pytorch/", "en/medir-pytorch/"):
+            tab.goto(site_url + path, wait_until="load")
+            height, elements, body, total = _eval(tab, """(() => {
+                const walk = document.createTreeWalker(document.querySelector('article'),
+                                                       NodeFilter.SHOW_TEXT);
+                let body = 0, total = 0, node;
+                while ((node = walk.nextNode())) {
+                    const n = node.data.replace(/\\s+/g, '').length, el = node.parentElement;
+                    if (!n || !el.checkVisibility({visibilityProperty: true})) continue;
+                    total += n;
+                    if (parseFloat(getComputedStyle(el).fontSize) >= 15.5) body += n;
+                }
+                return [document.documentElement.scrollHeight,
+                        document.querySelectorAll('*').length, body, total]; })()""")
+            assert height <= MEDIR_PHONE_PX, (path, height)
+            assert elements < MEDIR_ELEMENTS, (path, elements)
+            assert body / total >= BODY_SHARE, (path, body, total)
+            # Every result links to its evidence, one tap away, on the records page.
+            links = _eval(tab, """[...document.querySelectorAll('article a[href*="registros"]')]
+                .map(a => a.getAttribute('href'))""")
+            for anchor in ("#sync", "#sync-calls", "#mlp", "#matmul", "#autograd", "#threads",
+                           "#versiones", "#cabecera"):
+                assert any(link.endswith(anchor) for link in links), (path, anchor, links)
+        # The other articles: their seed lesson open, each added example a fold.
+        for slug in ARTICLES:
+            if slug != "medir-pytorch":
+                tab.goto(site_url + slug + "/", wait_until="load")
+                height = _eval(tab, "document.documentElement.scrollHeight")
+                assert height <= ARTICLE_PHONE_PX, (slug, height)
+    finally:
+        context.close()
+
+
 def test_compact_rows_are_one_line_and_identifiers_never_break(open_page: Any) -> None:
     tab = open_page("medir-pytorch/")
     heights = _eval(tab, """[...document.querySelectorAll('table.harness-compact tbody tr')]
@@ -58,6 +104,7 @@ def test_compact_rows_are_one_line_and_identifiers_never_break(open_page: Any) -
 
 def test_numbers_right_aligned_with_nbsp_and_failing_rows_tinted(open_page: Any) -> None:
     tab = open_page("medir-pytorch/")
+    tab.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
     cell = tab.locator("table.harness-compact td.harness-num").first
     assert cell.evaluate("e => getComputedStyle(e).textAlign") == "right"
     assert "\u00a0" in cell.inner_text()
@@ -69,7 +116,7 @@ def test_numbers_right_aligned_with_nbsp_and_failing_rows_tinted(open_page: Any)
 
 
 def test_first_column_stays_in_view_when_scrolled(open_page: Any) -> None:
-    tab = open_page("medir-pytorch/", width=700)
+    tab = open_page("medir-pytorch-registros/", width=700)
     moved = _eval(tab, """(() => { const w = document.querySelector('.harness-env')
         .closest('.harness-scroll'); w.scrollLeft = 200;
         const th = w.querySelector('tbody th'); return [th.getBoundingClientRect().left,
@@ -87,7 +134,7 @@ def test_phone_shows_latency_and_quality_without_scrolling(open_page: Any) -> No
 
 
 def test_environment_table_is_sideways_and_spanish(open_page: Any) -> None:
-    tab = open_page("medir-pytorch/")
+    tab = open_page("medir-pytorch-registros/")
     shape = _eval(tab, """(() => { const t = document.querySelector('table.harness-env');
         return [t.tBodies[0].rows.length, t.tHead.rows[0].cells.length, t.innerText,
                 Math.max(...[...t.tBodies[0].rows].map(r => r.getBoundingClientRect().height))];
@@ -99,7 +146,7 @@ def test_environment_table_is_sideways_and_spanish(open_page: Any) -> None:
 
 
 def test_plot_text_is_at_least_12px_and_lines_are_labelled(open_page: Any) -> None:
-    tab = open_page("medir-pytorch/")
+    tab = open_page("medir-pytorch-registros/")
     smallest = _eval(tab, """Math.min(...[...document.querySelectorAll(
         'figure.harness-chart li, figure.harness-chart p, figure.harness-chart span')]
         .map(t => parseFloat(getComputedStyle(t).fontSize)))""")

@@ -104,6 +104,9 @@ def test_page_loads_without_errors(tab: _Tab, path: str) -> None:
 @pytest.mark.parametrize("slug", ["que-es-pytorch", "backward-frente-a-autograd-grad"])
 def test_analytic_versus_observed_block_is_visible(tab: _Tab, lang: str, slug: str) -> None:
     tab.visit(f"{lang}{slug}/")
+    # An example the site added is a fold (issue 28): the reader opens it first.
+    for fold in tab.page.locator("details.example > summary").all():
+        fold.click()
     # A block whose values all hold is a one-line, closed <details> (issue 10); a
     # failing or stale one is open. Either way its verdict line is visible and its
     # table is one click away.
@@ -130,21 +133,22 @@ def test_analytic_versus_observed_block_is_visible(tab: _Tab, lang: str, slug: s
 def test_measured_table_is_visible(tab: _Tab, lang: str, first_header: str, caption: str) -> None:
     if not any((ROOT / "results").glob("*/cpu.csv")):
         pytest.fail("results/ holds no CPU record: run `python -m harness record --device cpu`")
-    tab.visit(f"{lang}medir-pytorch/")
+    tab.visit(f"{lang}medir-pytorch-registros/")
     # A measurements marker renders a compact table (its first column the trial,
-    # its constants in a <caption>) followed by «Todas las columnas».
+    # its constants in a <caption>); on the article's records page «Todas las columnas»
+    # (the all-columns marker) follows it (issue 28).
     tables = tab.page.locator(".md-content table.harness-compact").filter(
         has=tab.page.locator("thead th").first.filter(has_text=first_header)
     )
-    assert tables.count() >= 1, f"/{lang}medir-pytorch/: no measurement table"
+    assert tables.count() >= 1, f"/{lang}medir-pytorch-registros/: no measurement table"
     table = tables.first
     assert table.is_visible()
     assert table.locator("tbody tr").count() >= 1
     assert table.locator("tbody tr").first.is_visible()
     assert table.locator("caption").is_visible()
     after = table.evaluate(
-        "t => t.closest('.harness-scroll').nextElementSibling?.querySelector('summary')"
-        "?.textContent || ''")
+        "t => { const f = t.closest('.harness-measured').nextElementSibling;"
+        " return f?.querySelector('summary')?.textContent || ''; }")
     assert after == caption, f"after the table: {after!r}"
     width = table.evaluate("t => t.getBoundingClientRect().width")
     assert width > 300, f"the table is squashed ({width}px wide)"
@@ -154,6 +158,7 @@ def test_copy_button_copies_the_snippet(tab: _Tab) -> None:
     tab.page.context.grant_permissions(["clipboard-read", "clipboard-write"],
                                        origin=tab.base_url.rstrip("/"))
     tab.visit("que-es-pytorch/")
+    tab.page.locator("details.example > summary").first.click()  # an added example's fold
     block = tab.page.locator(".md-content .highlight").first
     shown_name = block.locator(".filename").inner_text().strip()
     assert shown_name.startswith("snippets/"), f"first code block's title: {shown_name!r}"

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from support import copy_project, inject, record_files, reseal, without_torch
 
-from faults.faults_records import RECORD_FAULTS
+from faults.faults_figures import FIGURE_FAULTS
+from faults.faults_records import RECORD_FAULTS, forged_and_signed_again, signed
 
 
 def _stale_typed_and_markup(project: Path) -> int:
@@ -126,8 +127,8 @@ def _copied_folder(project: Path) -> str:
 def _deleted_set(project: Path) -> str:
     folder = _csv(project).parent
     shutil.rmtree(folder)
-    return (rf"results/published\.toml:\d+: published set torch {re.escape(folder.name)} on 'cpu' "
-            r"has no record")
+    return (rf"results/unsigned\.sha256:\d+: lists {re.escape(folder.name)}/cpu\.csv, which is "
+            r"missing")
 
 
 def _no_results(project: Path) -> str:
@@ -150,12 +151,6 @@ def _contradiction(project: Path) -> str:
     wrong = (not value) if isinstance(value, bool) else 12345.0 if isinstance(value, (int, float)) else None
     _json_line(project, 0, value=wrong, kind="bool" if isinstance(value, bool) else "number")
     return rf"{_shown(project, jsonl)}:1: recorded '[^']+' = .* contradicts the analytic expectation"
-
-
-def _interrupted(project: Path) -> str:
-    folder = _csv(project).parent
-    (folder / ".cpu.commit.json").write_text("[]")
-    return r"\.cpu\.commit\.json:1: a recording run was interrupted"
 
 
 def _block_include(project: Path) -> str:
@@ -224,14 +219,15 @@ def _claim_flipped(project: Path) -> str:
     """A GPU set that also holds example observations: the backward page's claim that every
     observed output was recorded on a CPU stops holding, and the build names its line."""
     gpu = next((project / "results").glob("*/cuda-*.env.json"))
-    run_id = next(iter(json.loads(gpu.read_text())["runs"]))
+    run_id, run = next(iter(json.loads(gpu.read_text())["runs"].items()))
     build, key = gpu.parent.name, gpu.name.removesuffix(".env.json")
     lines = []
     for line in _jsonl(project).read_text().splitlines():
         data = json.loads(line)
-        data.update(torch_build=build, device_key=key, run_id=run_id)
+        data.update(torch_build=build, device_key=key, run_id=run_id, date=run["date"])
         lines.append(json.dumps(data, ensure_ascii=False))
     gpu.with_name(f"{key}.examples.jsonl").write_text("\n".join(lines) + "\n")
+    reseal(gpu)  # vouched for: the claim must meet the records, not the provenance check
     page = (project / "docs/backward-frente-a-autograd-grad.md").read_text().splitlines()
     line = next(n for n, text in enumerate(page, 1) if 'harness:claim id="ejemplos-solo' in text)
     return (rf"docs/backward-frente-a-autograd-grad\.md:{line}: claim 'ejemplos-solo-en-cpu' "
@@ -255,7 +251,6 @@ FAULTS = {
     "environment-null": _environment("null"),
     "environment-list": _environment("[]"),
     "contradiction": _contradiction,
-    "interrupted-commit": _interrupted,
     "block-include": _block_include,
     "quoted-include": _quoted_include,
     "marker-space": _lookalike('<!-- harness: observed snippet="elegir-pytorch/respuesta_conocida" -->'),
@@ -268,7 +263,8 @@ FAULTS = {
     "orphan-expectation": _orphan_expectation,
     "missing-include": _missing_include,
     "claim-flipped": _claim_flipped,
-    **RECORD_FAULTS,  # issue 19: records, journal, bad bytes and settings
+    **RECORD_FAULTS,  # issues 19 and 27: records, provenance, bad bytes and settings
+    **FIGURE_FAULTS,  # issue 27: typed figures where the reader sees them
 }
 
 #: Builds several projects in one process (MkDocs starts once), torch import blocked
@@ -292,6 +288,10 @@ for root in sys.argv[1:]:
 
 #: The key of the stale-record copy among the batch's builds (not a FAULTS entry).
 STALE = "stale-typed-markup"
+#: A copy whose first CPU set is signed by the test key it allows: it builds; so does one
+#: whose forged set was signed again with that key.
+SIGNED = "signed-set"
+RESIGNED = "forged-and-signed-again"
 
 
 @pytest.fixture(scope="module")
@@ -303,7 +303,8 @@ def batch(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, obj
 
     roots: dict[str, Path] = {}
     injected: dict[str, object] = {}
-    for key, inject_fault in [*FAULTS.items(), (STALE, _stale_typed_and_markup)]:
+    for key, inject_fault in [*FAULTS.items(), (STALE, _stale_typed_and_markup),
+                              (SIGNED, signed), (RESIGNED, forged_and_signed_again)]:
         root = copy_project(tmp_path_factory.mktemp(key))
         roots[key], injected[key] = root, inject_fault(root)
     done = subprocess.run(
@@ -334,3 +335,17 @@ def test_bad_records_and_includes_stop_the_build_with_file_and_line(broken_build
     pattern, log = broken_builds[fault]
     assert "ABORTED" in log and "BUILT" not in log, log
     assert re.search(pattern, log), log
+
+
+def test_a_set_signed_by_an_allowed_key_builds_and_shows_its_grade(batch) -> None:
+    project, _, log = batch[SIGNED]
+    assert "BUILT" in log, log
+    page = html.unescape((project / "site/medir-pytorch/index.html").read_text())
+    assert "registrado por CI (ejecución 4242, firmado)" in page
+    assert "registrado a mano, sin firma" in page  # the other sets
+    english = html.unescape((project / "site/en/medir-pytorch/index.html").read_text())
+    assert "recorded by CI (run 4242, signed)" in english
+    project, _, log = batch[RESIGNED]
+    assert "BUILT" in log, log  # the allowed key vouches, whatever the file says
+    assert "registrado por CI (ejecución 4242, firmado)" in html.unescape(
+        (project / "site/medir-pytorch/index.html").read_text())

@@ -1,15 +1,17 @@
 """Faults `python -m harness record` must catch, with file:line and what was expected:
-a forged commit journal and an unwritable records folder (both before torch is
-imported, so no measurement is thrown away), and a hand-edited record, which a run
-refuses to merge (and so to re-hash into a valid-looking digest)."""
+a second record command at once (refused naming the lock, before it measures), an
+unwritable records folder (before torch is imported, so no measurement is thrown
+away), a full disk (named on the record file, the old record kept), and a recorded or
+hand-edited set that no one vouches for (neither signed nor listed)."""
 
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
+import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -18,29 +20,59 @@ from support import ROOT, without_torch
 TINY = ROOT / "tests" / "samples" / "trials" / "tiny.toml"
 
 
-def run_record(results: Path, *, env: dict[str, str] | None = None
-               ) -> subprocess.CompletedProcess[str]:
+def run_record(results: Path, *, env: dict[str, str] | None = None,
+               preexec_fn: Callable[[], None] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "harness", "record", "--device", "cpu", "--only", "trials",
          "--results", str(results), "--trials-file", str(TINY), "--min-run-time", "0.02",
          "--trials", "tiny_matmul_float32"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
+        cwd=ROOT, capture_output=True, text=True, timeout=120, env=env, preexec_fn=preexec_fn)
 
 
-def test_a_forged_journal_is_refused_before_torch_and_moves_nothing(tmp_path: Path) -> None:
-    folder = tmp_path / "results" / "2.13.0+cpu"
-    folder.mkdir(parents=True)
-    victim = tmp_path / "victim.txt"
-    victim.write_text("keep me")
-    (folder / ".cpu.csv.abc.tmp").write_text("forged")
-    (folder / ".cpu.commit.json").write_text(json.dumps([[".cpu.csv.abc.tmp", str(victim)]]))
-    done = run_record(tmp_path / "results", env=without_torch(tmp_path / "no-torch"))
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="records with torch")
+def test_a_second_record_command_waits_naming_the_lock(tmp_path: Path) -> None:
+    from filelock import FileLock
+
+    results = tmp_path / "results"
+    results.mkdir()
+    lock = FileLock(str(results / ".record.lock"))
+    lock.acquire()  # the first command, still measuring
+    second = subprocess.Popen(
+        [sys.executable, "-m", "harness", "record", "--device", "cpu", "--only", "trials",
+         "--results", str(results), "--trials-file", str(TINY), "--min-run-time", "0.02",
+         "--trials", "tiny_matmul_float32"], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    assert second.stderr is not None
+    said = second.stderr.readline()  # said before it measures anything
+    assert not list(results.glob("*/*"))
+    lock.release()
+    _, rest = second.communicate(timeout=120)
+    assert said == (f"{results}/.record.lock: another `record` or `publish` command is writing "
+                    "these records (it holds this lock); waiting for it to finish\n"), said + rest
+    assert second.returncode == 0 and "snippet" not in said + rest, rest
+    assert list(results.glob("*/cpu.csv"))
+
+
+def _full_disk() -> None:
+    import resource
+    import signal
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (1024, 1024))
+
+
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="records with torch")
+def test_a_full_disk_names_the_record_file_and_keeps_the_old_record(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    first = run_record(results)
+    assert first.returncode == 0, first.stderr
+    (csv,) = results.glob("*/cpu.csv")
+    before = csv.read_bytes()
+    done = run_record(results, preexec_fn=_full_disk)
     assert done.returncode == 2, done.stderr
-    assert "torch was imported" not in done.stderr
-    assert (f"2.13.0+cpu/.cpu.commit.json:1: names {str(victim)!r}, outside the record "
-            "folder") in done.stderr, done.stderr
-    assert victim.read_text() == "keep me"
-    assert (folder / ".cpu.csv.abc.tmp").read_text() == "forged"
+    assert re.search(rf"{re.escape(str(csv.parent))}/cpu\.(csv|env\.json): could not write the "
+                     r"record \(File too large\); the previous record is unchanged\. Free disk "
+                     "space or make", done.stderr), done.stderr
+    assert "Traceback" not in done.stderr and csv.read_bytes() == before
 
 
 @pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0,
@@ -67,21 +99,31 @@ def test_a_records_folder_that_cannot_be_made_fails_before_torch(tmp_path: Path)
     assert "does not exist" in done.stderr or "cannot write there" in done.stderr
 
 
+def publish(results: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "harness", "publish", *args, "--results",
+                           str(results)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="records with torch")
-def test_a_hand_edited_record_is_not_merged_into_a_new_digest(tmp_path: Path) -> None:
+def test_a_recorded_or_edited_set_builds_only_once_someone_vouches_for_it(tmp_path: Path) -> None:
     results = tmp_path / "results"
     first = run_record(results)
     assert first.returncode == 0, first.stderr
     (csv,) = results.glob("*/cpu.csv")
-    edited = csv.read_text().replace(",true,compute,", ",false,compute,", 1)
-    assert edited != csv.read_text()
-    csv.write_text(edited)
-    second = run_record(results)
-    assert second.returncode != 0
-    assert "cpu.csv:2: the rows of run" in second.stderr, second.stderr
-    assert "differ from what the run wrote" in second.stderr and "nothing was written" in \
-        second.stderr
-    assert csv.read_text() == edited
+    build = csv.parent.name
+    assert f"`python -m harness publish add {build} cpu --results {results}`" in first.stderr
+    check = publish(results, "check")
+    assert check.returncode == 1
+    assert (f"{build}/cpu.csv:1: not signed by an allowed signer" in check.stderr
+            and "unsigned.sha256 does not list it" in check.stderr), check.stderr
+    assert publish(results, "add", build, "cpu").returncode == 0
+    check = publish(results, "check")
+    assert check.returncode == 0 and "recorded by hand, unsigned" in check.stderr, check.stderr
+    csv.write_text(csv.read_text().replace(",true,compute,", ",false,compute,", 1))
+    check = publish(results, "check")
+    assert check.returncode == 1
+    assert f"{build}/cpu.csv:1: not signed by an allowed signer" in check.stderr
+    assert "and it changed since" in check.stderr and "unsigned.sha256:" in check.stderr
 
 
 @pytest.mark.parametrize(("old", "new", "message"), [
@@ -94,8 +136,6 @@ def test_a_hand_edited_record_is_not_merged_into_a_new_digest(tmp_path: Path) ->
 ])
 def test_meaningless_or_undecodable_trial_settings_name_file_and_line(
         tmp_path: Path, old: str, new: str, message: str) -> None:
-    import re
-
     trials = tmp_path / "tiny.toml"
     text = TINY.read_text(encoding="utf-8").replace(old, new, 1)
     trials.write_bytes(text.encode("latin-1") if "señal" in new else text.encode())

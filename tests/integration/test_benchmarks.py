@@ -33,7 +33,7 @@ TINY: dict[str, list[str]] = {
     "lighthouse.py": ["--check"],
 }
 #: Scripts that measure torch itself need it; without torch they are skipped, not failed.
-NEEDS_TORCH = {"bench_timer.py", "bench_record.py", "stress_examples.py"}
+NEEDS_TORCH = {"bench_timer.py", "bench_record.py", "stress_examples.py", "bench_examples.py"}
 
 
 def arguments(script: Path, tmp: Path) -> list[str]:
@@ -54,7 +54,8 @@ def test_each_benchmark_runs_in_its_quick_mode(script: Path, tmp_path: Path) -> 
     if script.name in NEEDS_TORCH and importlib.util.find_spec("torch") is None:
         pytest.skip(f"{script.name} measures torch, which is not installed")
     done = subprocess.run([sys.executable, str(script), *arguments(script, tmp_path)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=280)
+                          cwd=ROOT, capture_output=True, text=True,
+                          timeout=1800)  # a backstop: only a hang reaches it
     output = done.stdout + done.stderr
     assert done.returncode in (0, 1), f"{script.name} exited {done.returncode}:\n{output[-3000:]}"
     # The script's own crash (its file in a traceback), not a traceback it only reports.

@@ -30,14 +30,14 @@ def dry_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.Comple
                    "PYTHON": sys.executable}
     done = subprocess.run(["bash", str(ROOT / "tools" / "gpu_record.sh"), str(results)],
                           cwd=ROOT, env=environment, capture_output=True, text=True,
-                          timeout=400, check=False)
+                          timeout=1800, check=False)
     return done, out
 
 
 def test_every_step_records_and_the_sets_come_back_packed(dry_run) -> None:
     done, out = dry_run
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    for step in ("examples", "sync", "bare-loop"):
+    for step in ("examples", "sync", "dtypes", "bare-loop"):
         assert f"== {step} (at most" in done.stdout
     log = (out / "gpu_record.log").read_text()
     assert "== done in" in log and ", status 0," in log
@@ -50,7 +50,11 @@ def test_every_step_records_and_the_sets_come_back_packed(dry_run) -> None:
         runs = json.load(packed.extractfile(f"{build}/cpu.env.json"))["runs"]
     trials = {r["trial"] for r in rows}
     assert {"sync_matmul_4096_float32_waited", "sync_calls_4096_float32_host",
-            "sync_calls_4096_float32_synchronized", "matmul_8192_bfloat16"} <= trials
+            "sync_calls_4096_float32_synchronized", "matmul_8192_bfloat16",
+            "matmul_4096_float32", "matmul_4096_bfloat16", "matmul_4096_float64"} <= trials
+    # Each run a fresh process: its first call is recorded apart, and TF32 is said.
+    assert all(r["first_call_s"] for r in rows if not r["error"])
+    assert all("cuda_matmul_allow_tf32" in r["extra"] for r in runs.values())
     loops = [r["bare_loop"] for r in runs.values() if r.get("bare_loop")]
     assert len(loops) == 1 and loops[0]["trial"] == "matmul_8192_bfloat16"
     assert loops[0]["bare_s"] > 0 and loops[0]["ratio"] == pytest.approx(

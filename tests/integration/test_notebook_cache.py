@@ -1,44 +1,34 @@
-"""The cache folders (harness/site/notebooks.py): mkdocs-jupyter's own cache, one folder
-per language build and per converter, the converter named by a digest of its code, and
-the folders of other code versions removed (the page and search caches use the same)."""
+"""mkdocs-jupyter's own conversion cache, one folder per language build (the harness
+plugin's on_pre_build): under mkdocs-static-i18n one folder let each language evict the
+other's entries, and every build converted every notebook again. Through real builds."""
 
 from __future__ import annotations
 
-import shutil
-from importlib.util import find_spec
+import subprocess
+import sys
 from pathlib import Path
 
-from harness.site.notebooks import cache_folder, converter_digest, prune_versions
+from support import ROOT, SITE_HOME, without_torch
 
-PACKAGE = Path(find_spec("mkdocs_jupyter").origin).parent
-
-
-def test_the_digest_follows_the_converters_code(tmp_path: Path) -> None:
-    copy = tmp_path / "mkdocs_jupyter"
-    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    assert converter_digest(copy) == converter_digest() == converter_digest(PACKAGE)
-    template = copy / "templates" / "mkdocs_html" / "notebook.html.j2"
-    template.write_text(template.read_text() + "\n")
-    edited = converter_digest(copy)
-    assert edited != converter_digest()
-    (copy / "tests").mkdir(exist_ok=True)
-    (copy / "tests" / "extra.py").write_text("x = 1\n")  # its tests do not convert
-    assert converter_digest(copy) == edited
+NOTEBOOKS = sorted((ROOT / "docs" / "cuadernos").glob("*.ipynb"))
 
 
-def test_each_language_and_converter_has_its_own_folder(tmp_path: Path) -> None:
-    es, en = cache_folder(tmp_path, "abc", "es"), cache_folder(tmp_path, "abc", "en")
-    assert es != en and es.parent == en.parent == tmp_path / "abc"
-    assert cache_folder(tmp_path, "def", "es").parent != es.parent
+def _entries(cache: Path) -> dict[str, dict[str, int]]:
+    return {folder.name: {entry.name: entry.stat().st_mtime_ns for entry in folder.glob("*.json")}
+            for folder in sorted(cache.iterdir()) if folder.is_dir()}
 
 
-def test_only_the_folders_of_other_converters_are_pruned(tmp_path: Path) -> None:
-    for digest in ("old", "new"):
-        for language in ("es", "en"):
-            folder = cache_folder(tmp_path / "notebooks", digest, language)
-            folder.mkdir(parents=True)
-            (folder / "entry.json").write_text("{}")
-    prune_versions(tmp_path / "notebooks", "new")
-    assert sorted(p.name for p in (tmp_path / "notebooks").iterdir()) == ["new"]
-    assert len(list((tmp_path / "notebooks" / "new").rglob("entry.json"))) == 2
-    prune_versions(tmp_path / "absent", "new")  # no cache yet: nothing to do
+def test_a_second_build_converts_no_notebook_again(site_build: tuple[Path, list[str]],
+                                                   build_cache: Path, tmp_path: Path) -> None:
+    _, problems = site_build  # the run's build, with its cache (tests/conftest.py)
+    assert not problems
+    first = _entries(build_cache)
+    assert {"es", "en"} <= set(first), first  # and templates/: Jinja's bytecode cache
+    spanish = [n for n in NOTEBOOKS if not n.name.endswith(".en.ipynb")]
+    assert len(first["es"]) == len(spanish) and len(first["en"]) == len(NOTEBOOKS) - len(spanish)
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site")],
+        cwd=ROOT, env={**without_torch(tmp_path / "no-torch"), **SITE_HOME},
+        capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert _entries(build_cache) == first  # every entry kept, none written again

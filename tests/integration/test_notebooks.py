@@ -93,6 +93,25 @@ def test_expected_values_read_as_python_prints_them() -> None:
     assert checked >= 80, checked  # both languages of every observed block
 
 
+def test_no_material_syntax_or_prose_as_code_in_a_notebook() -> None:
+    """Issue 28: a nested admonition, or a fold split by a code fence, came out as literal
+    `!!!`/`???` lines, and the fold's prose after the fence as an indented code block."""
+    for path in sorted(FOLDER.glob("*.ipynb")):
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            if cell["cell_type"] != "markdown":
+                continue
+            text = "".join(cell["source"])
+            literal = re.findall(r"^[> ]*(?:!!!|\?\?\?)[ +].*$", text, re.M)
+            assert not literal, f"{path.name}: {literal}"
+            fenced, outside = False, []
+            for line in text.splitlines():
+                if re.match(r"^[> ]*(```|~~~)", line):
+                    fenced = not fenced
+                elif not fenced and re.match(r"^(?:> )*    \S", line):
+                    outside.append(line)  # indented 4: Markdown reads it as code
+            assert not outside, f"{path.name}: prose indented as code: {outside[:3]}"
+
+
 def test_the_message_names_a_missing_english_twin() -> None:
     message = what_to_do(FOLDER / "pagina-sin-gemela.en.ipynb")
     assert "docs/pagina-sin-gemela.en.md is missing" in message

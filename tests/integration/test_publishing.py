@@ -239,7 +239,8 @@ def _diff(root: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_records_diff_lists_what_changed_first_and_stays_quiet_otherwise(tmp_path: Path) -> None:
-    root = copy_project(tmp_path / "project", names=("docs", "snippets", "results", "mkdocs.yml"))
+    root = copy_project(tmp_path / "project", names=("docs", "snippets", "trials", "results",
+                                                     "mkdocs.yml"))
     _git(root, "init", "-q")
     _git(root, "add", "-A")
     _git(root, "commit", "-qm", "records")

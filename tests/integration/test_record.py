@@ -27,6 +27,9 @@ if importlib.util.find_spec("torch") is None:  # find_spec: importing torch here
     pytest.skip("the record command needs torch", allow_module_level=True)
 
 TINY = ROOT / "tests" / "samples" / "trials" / "tiny.toml"
+#: A subprocess backstop: a record that reaches it hangs (subprocess.TimeoutExpired names
+#: the command); a busy machine never does.
+BACKSTOP_S = 900
 
 
 def record(results: Path, *trials: str) -> subprocess.Popen[str]:
@@ -60,7 +63,8 @@ def recorded(
     results = tmp_path_factory.mktemp("results")
     first = record(results, "tiny_matmul_float32", "tiny_grad_float8", "tiny_gpu_only")
     second = record(results, "tiny_grad_float32")
-    outputs = [process.communicate(timeout=60) for process in (first, second)]
+    # A backstop: only a hang reaches it, and the error says which command hung.
+    outputs = [process.communicate(timeout=BACKSTOP_S) for process in (first, second)]
     for process, (_, err) in zip((first, second), outputs, strict=True):
         assert process.returncode == 0, err
     (folder,) = (p for p in results.iterdir() if p.is_dir())
@@ -96,9 +100,9 @@ def test_unsupported_dtype_is_a_row_with_its_error(recorded) -> None:
     assert row["latency"] == "" and row["quality_pass"] == "false" and row["load_s"] != ""
 
 
-def test_recording_never_publishes_and_prints_the_step_that_does(recorded) -> None:
+def test_recording_never_vouches_and_prints_the_step_that_does(recorded) -> None:
     folder, _, stderr = recorded
-    assert not (folder.parent / "published.toml").exists()
+    assert not (folder.parent / "unsigned.sha256").exists()
     assert (f"run `python -m harness publish add {folder.name} cpu --results {folder.parent}`"
             in stderr)
 
@@ -120,9 +124,17 @@ def test_environment_is_written_per_run_and_loads(recorded) -> None:
         assert environment["torch_build"] == folder.name and environment["device_key"] == "cpu"
         assert environment["threads"] == 1 and environment["date"][:2] == "20"
         assert environment["extra"]["memory_method"].startswith("vmhwm-")  # a code
+        # Two fresh processes a trial (the sample's [method]); CPU time beside each block.
+        assert environment["extra"]["runs"] == 2
+        for trial, first_calls in environment["extra"]["first_calls_s"].items():
+            assert len(first_calls) == 2 and not rows[trial]["error"], trial
     (item,) = load_all(folder.parent).items  # the store accepts what the command wrote
     assert len(item.rows) == 3 and set(item.environments) == set(runs)
     assert all(len(row.samples_s) == row.repeats for row in item.rows if row.latency)
+    for row in item.rows:
+        if row.latency:
+            cpu = item.environment_of(row.run_id).extra["thread_cpu_s"][row.trial]
+            assert len(cpu) == len(row.samples_s) == 2 * 3
 
 
 def test_unknown_trial_fails_before_importing_torch(tmp_path: Path) -> None:
@@ -142,7 +154,7 @@ def test_unknown_trial_fails_before_importing_torch(tmp_path: Path) -> None:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=BACKSTOP_S,
     )
     assert done.returncode == 2
     assert "unknown trial 'tiny_matmul_float33'. Did you mean 'tiny_matmul_float32'?" in done.stderr
@@ -151,7 +163,7 @@ def test_unknown_trial_fails_before_importing_torch(tmp_path: Path) -> None:
 
 def run_record(*args: str, cwd: Path = ROOT, **kwargs) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "harness", "record", "--device", "cpu", *args],
-                          cwd=cwd, capture_output=True, text=True, timeout=120, **kwargs)
+                          cwd=cwd, capture_output=True, text=True, timeout=BACKSTOP_S, **kwargs)
 
 
 def test_nothing_recorded_is_a_failure_and_writes_nothing(tmp_path: Path) -> None:
@@ -247,7 +259,7 @@ def test_record_stores_nothing_observed_under_leaked_state_and_exits_non_zero(
     leaking.write_text(leaking.read_text() + "torch.set_grad_enabled(False)\n")
     done = subprocess.run(
         [sys.executable, "-m", "harness", "record", "--device", "cpu", "--only", "examples"],
-        cwd=root, capture_output=True, text=True, timeout=300,
+        cwd=root, capture_output=True, text=True, timeout=BACKSTOP_S,
         env={**__import__("os").environ, "PYTHONPATH": str(root)},
     )
     assert done.returncode == 1, done.stderr
@@ -256,7 +268,7 @@ def test_record_stores_nothing_observed_under_leaked_state_and_exits_non_zero(
     # The examples phase shows its progress, page by page.
     assert re.search(r"\] \d+/\d+ +[\d.]+ s  que-es-pytorch\.md  \d+ observed, \d+ FAILED",
                      done.stderr), done.stderr
-    assert "publish add" not in done.stderr  # the set is already listed
+    assert "publish add" not in done.stderr  # the set is still as the list vouches for it
     after = (root / "results" / build / "cpu.examples.jsonl").read_text()
     # No observation of that page was replaced (the leaking snippet changed, so its old ones
     # stay as they were, stale); the other pages' unchanged observations keep their date.

@@ -51,10 +51,3 @@ def test_article_pages_link_their_notebook(built_site: Path) -> None:
         assert re.search(rf'href="\.\./cuadernos/{name}/{name}\.ipynb" download', html), name
         english = (built_site / "en" / name / "index.html").read_text()
         assert re.search(rf'href="\.\./cuadernos/{name}/{name}\.en\.ipynb" download', english)
-
-
-def test_no_stash_placeholder_reaches_the_site(built_site: Path) -> None:
-    """Every line harness.site.html_stash swapped out of Markdown's way is back."""
-    left = [str(p.relative_to(built_site)) for p in built_site.rglob("*")
-            if p.suffix in {".html", ".json", ".xml"} and b"data-harness-stash" in p.read_bytes()]
-    assert not left, left

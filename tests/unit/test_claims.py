@@ -5,6 +5,8 @@ flipped under a real page's claim, is tests/faults/test_faults_build.py's «clai
 
 from __future__ import annotations
 
+import dataclasses
+import random
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,7 @@ from harness.records.claims import _PREDICATES, evaluate
 from harness.records.store import Records, load_all
 from harness.sources.claims import ARGUMENTS, PREDICATES, load_claims
 from harness.sources.trials import load_trials
+from harness.text.markdown import recorded
 from harness.views.claims import render_claim
 
 WHERE = Location(path=Path("docs/pagina.md"), line=12)
@@ -108,17 +111,24 @@ en = "faster but out of tolerance: {value}"
     specs = load_trials()
     records = load_all(ROOT / "results")
     tolerance = evaluate(claims[("pagina", "tolerancia")], records, specs)
-    assert render_claim(tolerance, "es", WHERE) == "un error relativo de 10⁻³"
-    faster = evaluate(claims[("pagina", "rapidos")], records, specs)
+    # The value is marked as recorded, for the build's typed-figure check.
+    assert render_claim(tolerance, "es", WHERE) == f"un error relativo de {recorded('10⁻³')}"
+    # One run a build cannot tell «faster» from noise: the sentence claims nothing.
+    single = evaluate(claims[("pagina", "rapidos")], records, specs)
+    assert single.values is None and render_claim(single, "es", WHERE) == "*sin medición*"
+    faster = evaluate(claims[("pagina", "rapidos")], with_runs(records), specs)
     assert faster.values is not None
-    # Every dtype named is really faster than float32 on the same work and fails quality.
-    for dtype in faster.values:
+    # Every dtype named is really faster than float32 on the same work and fails quality,
+    # at the sizes the value names.
+    for value in faster.values:
+        dtype, sizes = value.split(" (")
+        assert sizes.rstrip(")")
         assert any(specs[r.trial].dtype == dtype and not r.quality_pass
                    for record in records.items if record.device_type == "cpu"
                    for r in record.rows)
     shown = render_claim(faster, "en", WHERE)
     assert shown.startswith("faster but out of tolerance: ")
-    assert "<code>" in shown or shown.endswith(": none")
+    assert "<code>bfloat16</code> (" in shown
 
 
 def test_a_claim_on_an_unknown_trial_names_the_claims_line(tmp_path: Path) -> None:
@@ -131,8 +141,9 @@ field = "tolerance"
 es = "{value}"
 en = "{value}"
 ''')
-    with pytest.raises(HarnessError, match=r"snippets/pagina/claims.toml:2: no trial "
-                                           r"'matmul_257_float32'"):
+    with pytest.raises(HarnessError, match=r"snippets/pagina/claims.toml:2: trial = "
+                                           r"'matmul_257_float32' names no trial the harness "
+                                           r"knows. Did you mean 'matmul_256_float32'\?"):
         evaluate(claims[("pagina", "tolerancia")], Records(items=[]), load_trials())
 
 
@@ -146,3 +157,101 @@ def test_record_values_in_a_sentence_are_escaped(tmp_path: Path) -> None:
     shown = render_claim(hostile, "es", WHERE)
     assert "<img" not in shown
     assert "](" not in shown and "[x]" not in shown  # no Markdown link can form
+
+
+def with_runs(records: Records, runs: int = 5, scale: dict[str, float] | None = None,
+              seed: int = 3) -> Records:
+    """A copy of ``records`` whose every row holds ``runs`` runs (its blocks again, each run
+    shifted by up to ± 0.5 %), its run's environment saying so; ``scale`` multiplies the
+    times of the rows of the dtypes (or trials) it names."""
+    rng = random.Random(seed)
+    items = []
+    for record in records.items:
+        rows = []
+        for row in record.rows:
+            factor = (scale or {}).get(row.dtype, (scale or {}).get(row.trial, 1.0))
+            times = tuple(t * factor * (1 + rng.uniform(-5e-3, 5e-3))
+                          for _ in range(runs) for t in row.samples_s)
+            rows.append(dataclasses.replace(
+                row, samples_s=times, latency=row.latency * factor if row.latency else None))
+        environments = {k: dataclasses.replace(e, extra={**e.extra, "runs": runs})
+                        for k, e in record.environments.items()}
+        items.append(dataclasses.replace(record, rows=rows, environments=environments))
+    return Records(items=items)
+
+
+def _flipped(claim, records: Records, specs: dict) -> tuple[object, object]:
+    """The claim's reading on ``records`` and on a copy mutated against it."""
+    before = evaluate(claim, records, specs).values
+    args = claim.args
+    if claim.predicate == "trial-setting":
+        spec = specs[args["trial"]]
+        value = getattr(spec, args["field"])
+        changed = (value * 2 if isinstance(value, (int, float)) else
+                   tuple(v + 1 for v in value))
+        mutated = {**specs, spec.name: dataclasses.replace(spec, **{args["field"]: changed})}
+        return before, evaluate(claim, records, mutated).values
+    if claim.predicate == "example-devices":
+        gpu = [dataclasses.replace(r, device_key="cuda-x") for r in records.items
+               if r.observations]
+        return before, evaluate(claim, Records(items=[*records.items, *gpu]), specs).values
+    if claim.predicate.startswith("faster"):
+        factor = 10.0 if before else 0.1  # named dtypes turned slow, or all turned fast
+        others = {s.dtype: factor for s in specs.values() if s.dtype != args["than"]}
+        return before, evaluate(claim, with_runs(records, scale=others), specs).values
+    if claim.predicate == "latency-flat":
+        batch = max((s for s in specs.values() if s.group == args["group"]
+                     and s.task == args["task"]), key=lambda s: s.batch)
+        grown = with_runs(records, scale={batch.name: 10.0 if before == ("flat",) else 1.0})
+        return before, evaluate(claim, grown, specs).values
+    raise AssertionError(f"no mutation for predicate {claim.predicate!r}")
+
+
+def test_every_claim_of_the_site_can_flip_on_mutated_records() -> None:
+    """Each declared claim, against its records and a copy mutated against what it
+    reads, reads something else: no claim's rule is one that cannot fail."""
+    specs = load_trials()
+    records = with_runs(load_all(ROOT / "results"))
+    claims = load_claims(ROOT / "snippets", root=ROOT)
+    assert claims
+    for claim in claims.values():
+        if claim.predicate == "latency-flat" and not any(
+                r.device_type == claim.args["device"] for r in records.items):
+            continue
+        before, after = _flipped(claim, records, specs)
+        assert before is not None, claim.id
+        assert before != after, f"{claim.id} reads {before} whatever the records say"
+
+
+def test_a_configuration_claim_cannot_say_it_was_measured(tmp_path: Path) -> None:
+    body = """
+[[claim]]
+id = "gpu-float32"
+predicate = "trial-setting"
+trial = "matmul_256_float32"
+field = "dtype"
+es = "las mediciones muestran que en la GPU {value} es el tipo más rápido"
+en = "the measurements show {value} is the fastest type on the GPU"
+"""
+    with pytest.raises(HarnessError, match="reads the trials' configuration, not a record"):
+        _claims(tmp_path, body)
+
+
+def test_a_claim_naming_an_unknown_dtype_or_device_says_did_you_mean(tmp_path: Path) -> None:
+    body = CLAIM.replace('predicate = "example-devices"',
+                         'predicate = "faster-passing"\ndevice = "cpu"\nthan = "fp32"')
+    claim = _claims(tmp_path, body)[("pagina", "solo-cpu")]
+    with pytest.raises(HarnessError, match="than = 'fp32' names no than the harness knows"):
+        evaluate(claim, Records(items=[]), load_trials())
+    gpu = dataclasses.replace(claim, args={"device": "gpu", "than": "float32"})
+    with pytest.raises(HarnessError, match="device = 'gpu' names no device.*Valid: cpu, cuda"):
+        evaluate(gpu, Records(items=[]), load_trials())
+
+
+def test_a_dtype_that_is_its_own_reference_is_never_passing() -> None:
+    specs = load_trials()
+    records = with_runs(load_all(ROOT / "results"), scale={"float64": 0.01})
+    claim = next(c for c in load_claims(ROOT / "snippets", root=ROOT).values()
+                 if c.predicate == "faster-passing" and c.args["device"] == "cpu")
+    values = evaluate(claim, records, specs).values
+    assert values is not None and not any(v.startswith("float64") for v in values)

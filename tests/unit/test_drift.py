@@ -1,18 +1,18 @@
-"""The drift report's verdicts: exact coverage of the median intervals, a Monte-Carlo
-false-change rate at every block count the records use, and fabricated records whose
-answer is known (sessions, wheel variants, a control's noise floor)."""
+"""The drift report's verdicts: the exact Mann–Whitney count, a Monte-Carlo proof of
+both error rates on data shaped like the records (autocorrelated blocks, run-to-run
+shifts, 2 to 6 builds), the committed same-build control, and fabricated records whose
+answer is known (sessions, wheel variants, a trial's own control)."""
 
 from __future__ import annotations
 
-import csv
 import html
 import math
-import random
 import re
-from collections.abc import Callable
 from fractions import Fraction
+from itertools import combinations
 from pathlib import Path
 
+import numpy as np
 import pytest
 from support import ROOT
 
@@ -20,24 +20,32 @@ from harness.core.errors import Location
 from harness.core.rows import TrialRow
 from harness.core.types import Environment, Expectation, Observation
 from harness.records.commit import commit_set
-from harness.records.drift import drift_report, trial_drift
+from harness.records.drift import drift_report, summaries, trial_drift
 from harness.records.drift_stats import (
-    MEDIAN_CONFIDENCE,
-    MIN_BLOCKS,
-    coverage,
-    median_interval,
-    median_ranks,
+    ALPHA,
+    mann_whitney_cdf,
+    moses_rank,
     ratio_interval,
+    run_summaries,
+    runs_needed,
     timing_verdict,
 )
 from harness.records.store import DeviceRecord, Records, SetPaths, load_all
+from harness.sources.trials import Method, load_method
 from harness.views.drift import drift_markdown
 
+METHOD = load_method()
+RUNS, BLOCKS = METHOD.runs, METHOD.blocks
 
-def samples(median: float, spread: float, n: int = 40, seed: int = 1) -> tuple[float, ...]:
-    """``n`` per-block means around ``median``, uniformly ± ``spread`` (relative)."""
-    rng = random.Random(seed)
-    return tuple(median * (1 + rng.uniform(-spread, spread)) for _ in range(n))
+
+def samples(median: float, spread: float, *, runs: int = RUNS, seed: int = 1
+            ) -> tuple[float, ...]:
+    """``runs`` runs of BLOCKS blocks around ``median``: each run shifted by up to
+    ± ``spread`` (relative), its blocks within 0.1 % of the run's level."""
+    rng = np.random.default_rng(seed)
+    levels = median * (1 + rng.uniform(-spread, spread, runs))
+    return tuple(float(v) for level in levels
+                 for v in level * (1 + rng.uniform(-1e-3, 1e-3, BLOCKS)))
 
 
 def row(build: str, times: tuple[float, ...], *, run: str, error: str = "") -> TrialRow:
@@ -53,17 +61,24 @@ def text_of(page: str) -> str:  # what a reader reads: no tags, entities resolve
 
 def record(build: str, *, times: tuple[float, ...] | None = None, value: object = 6.0,
            cpu: str = "Sample CPU", error: str = "", session: str = "job-1",
-           control: tuple[float, ...] | None = None) -> DeviceRecord:
+           control: tuple[float, ...] | None = None, runs: int = RUNS) -> DeviceRecord:
+    extra = {"runs": runs, "thread_cpu_s": {"mm": list(times or ())}}
     env = Environment(torch_build=build, device_key="cpu", device_name=cpu, run_id=build,
-                      session=session)
+                      session=session, extra=extra)
+    controls = []
+    environments = {build: env}
+    if control is not None:
+        controls = [row(build, control, run=build + "-control")]
+        environments[build + "-control"] = Environment(
+            torch_build=build, device_key="cpu", device_name=cpu, run_id=build + "-control",
+            session=session, extra={"runs": runs, "thread_cpu_s": {"mm": list(control)}})
     rows = [row(build, times, run=build, error=error)] if times is not None else []
-    controls = [row(build, control, run=build)] if control is not None else []
     # value None: the build recorded examples, but not this one.
     observations = [Observation(
         snippet="p/s", name="g" if value is not None else "other", kind="tensor",
         value=value if value is not None else 1.0, dtype="torch.float32",
         snippet_sha256="ab", torch_build=build, device_key="cpu", run_id=build)]
-    return DeviceRecord(torch_build=build, device_key="cpu", environments={build: env},
+    return DeviceRecord(torch_build=build, device_key="cpu", environments=environments,
                         rows=rows, control_rows=controls, observations=observations)
 
 
@@ -71,135 +86,160 @@ EXPECT = Expectation(snippet="p/s", name="g", value=6.0, derivation="2·3",
                      location=Location(path=Path("e.toml"), line=1))
 
 
-def test_the_median_interval_coverage_is_the_exact_binomial_bound() -> None:
-    for n in range(1, 16):
-        for k in range(1, (n + 1) // 2 + 1):
-            below = sum(math.comb(n, j) for j in range(k))  # P(B ≤ k−1) · 2ⁿ
-            assert coverage(n, k) == 1 - Fraction(2 * below, 2**n)
-    # n = 3: even [min, max] covers only 75 %; n = 7 is the first to reach 97.5 %.
-    assert coverage(3, 1) == Fraction(3, 4) and coverage(7, 1) == Fraction(63, 64)
-    assert MIN_BLOCKS == 7 and all(median_ranks(n) is None for n in range(1, 7))
-    for n in range(7, 400):
-        k, upper = median_ranks(n) or (0, 0)
-        assert upper == n - k + 1 and coverage(n, k) >= MEDIAN_CONFIDENCE
-        assert k == (n + 1) // 2 or coverage(n, k + 1) < MEDIAN_CONFIDENCE  # the narrowest
+def test_the_mann_whitney_count_is_exact() -> None:
+    # Enumerate every split of m + n ranks: U counts the pairs with the y below the x.
+    for m, n in ((1, 1), (2, 3), (3, 3), (4, 2), (5, 5)):
+        seen = [0] * (m * n + 1)
+        for xs in combinations(range(m + n), m):
+            ys = [v for v in range(m + n) if v not in xs]
+            seen[sum(y < x for x in xs for y in ys)] += 1
+        total = math.comb(m + n, m)
+        for u in range(m * n + 1):
+            assert mann_whitney_cdf(m, n, u) == Fraction(sum(seen[: u + 1]), total)
+    assert moses_rank(5, 5, ALPHA) == 3 and moses_rank(3, 3, ALPHA) is None
+    # Five runs a build reach a verdict with up to six builds (five comparisons).
+    assert runs_needed(1) == 4 and runs_needed(5) == 5 and RUNS >= runs_needed(5)
 
 
-def _normal(rng: random.Random) -> float:
-    return 1e-3 * (1 + 0.05 * rng.gauss(0, 1))
+def _simulate(rng: np.random.Generator, *, builds: int, rho: float, change: float,
+              trials: int) -> tuple[int, int]:
+    """(false «cambió», false «sin diferencia medible») over ``trials`` simulated trials.
+
+    Each run: a run-to-run shift (lognormal, 4 %), then BLOCKS blocks following an AR(1)
+    with lag-1 correlation ``rho`` (2 % innovations). The first build's control is the
+    same build again. ``change`` multiplies the last build's time (1.0: no change)."""
+    changed = equivalent = 0
+    for _ in range(trials):
+        shape = (builds + 1, RUNS)
+        shift = rng.normal(0, 0.04, shape)
+        noise = rng.normal(0, 0.02, (*shape, BLOCKS))
+        ar = np.empty_like(noise)
+        ar[..., 0] = noise[..., 0] / math.sqrt(1 - rho * rho)
+        for b in range(1, BLOCKS):
+            ar[..., b] = rho * ar[..., b - 1] + noise[..., b]
+        times = np.exp(shift[..., None] + ar) * 1e-3
+        times[builds - 1] *= change  # the last build; index ``builds`` is the control
+        summaries = [tuple(float(v) for v in np.median(t, axis=-1)) for t in times]
+        base, others, control = summaries[0], summaries[1:builds], summaries[builds]
+        ratio = float(np.median(control) / np.median(base))
+        verdict, _ = timing_verdict(base, others, floor=max(ratio, 1 / ratio),
+                                    margin=METHOD.margin)
+        changed += verdict == "changed"
+        equivalent += verdict == "no-measurable-difference"
+    return changed, equivalent
 
 
-def _lognormal(rng: random.Random) -> float:
-    return 1e-3 * rng.lognormvariate(0, 0.5)
+@pytest.mark.parametrize("rho", [0.0, 0.5, 0.8])
+def test_false_verdicts_stay_under_5_percent_on_autocorrelated_runs(rho: float) -> None:
+    """No change: «cambió» at most 5 % of trials; a real 10 % change: «sin diferencia
+    medible» at most 5 %; for 2 to 6 builds, at the record's runs and blocks."""
+    rng = np.random.default_rng(20261202 + int(rho * 10))
+    trials = 400
+    for builds in range(2, 7):
+        changed, _ = _simulate(rng, builds=builds, rho=rho, change=1.0, trials=trials)
+        assert changed / trials <= 0.05, f"{builds} builds, rho {rho}: {changed} of {trials}"
+        _, equivalent = _simulate(rng, builds=builds, rho=rho, change=1.10, trials=trials)
+        assert equivalent / trials <= 0.05, (builds, rho, equivalent)
+    # The test could fail: with no change «sin diferencia medible» does happen, and a
+    # 30 % change reads «cambió» most of the time.
+    _, equivalent = _simulate(rng, builds=2, rho=rho, change=1.0, trials=100)
+    changed, _ = _simulate(rng, builds=2, rho=rho, change=1.3, trials=100)
+    assert equivalent > 0 and changed > 50, (equivalent, changed)
 
 
-def _bimodal(rng: random.Random) -> float:  # the 2-thread VM's two modes (FACTS.md)
-    return rng.gauss(1e-3, 2e-5) if rng.random() < 0.6 else rng.gauss(1.2e-2, 5e-4)
+def control_verdicts(results: Path, root: Path | None = None) -> tuple[int, int, int]:
+    """(trials checked, of them with enough runs, of those read «cambió») when each
+    same-build control is compared with its own build by the interval alone (floor 1: the
+    control cannot be its own floor, which would make the check trust its input)."""
+    checked = decided = changed = 0
+    for record in load_all(results, root=root).items:
+        for control in record.control_rows:
+            main = record.row(control.trial)
+            if main is None or main.failed or control.failed:
+                continue
+            ours, again = summaries(record, main), summaries(record, control)
+            clock = "cpu" if ours.cpu and again.cpu else "wall"
+            verdict, _ = timing_verdict(ours.on(clock), [again.on(clock)], floor=1.0,
+                                        margin=METHOD.margin)
+            checked += 1
+            if min(len(ours.on(clock)), len(again.on(clock))) < runs_needed(1):
+                assert verdict == "inconclusive"  # too few runs: no verdict it cannot prove
+                continue
+            decided += 1
+            changed += verdict == "changed"
+    return checked, decided, changed
 
 
-SHAPES: dict[str, Callable[[random.Random], float]] = {
-    "normal": _normal, "lognormal": _lognormal, "bimodal": _bimodal}
+def test_the_committed_control_against_its_own_build_rarely_reads_changed() -> None:
+    """The same build recorded twice must read «cambió» in at most 5 % of its trials; a
+    record without enough runs reads «no concluyente», never a verdict it cannot prove."""
+    checked, decided, changed = control_verdicts(ROOT / "results", ROOT)
+    assert checked >= 20, "the committed records hold a same-build control"
+    assert changed <= 0.05 * checked, f"{changed} of {checked} trials read «cambió»"
 
 
-def recorded_block_counts() -> tuple[set[int], set[tuple[int, int]]]:
-    """Every ``samples_s`` length in the committed records, and the (first, later) pairs
-    of lengths that the drift report compares for one trial on one device key."""
-    lengths: dict[tuple[str, str], dict[str, int]] = {}
-    for path in sorted((ROOT / "results").glob("*/*.csv")):
-        with path.open(encoding="utf-8", newline="") as handle:
-            for line in csv.DictReader(handle):
-                count = len(line["samples_s"].split())
-                lengths.setdefault((path.stem, line["trial"]), {})[path.parent.name] = count
-    counts = {n for by_build in lengths.values() for n in by_build.values()}
-    pairs = {tuple(by_build[b] for b in sorted(by_build)[:2])
-             for by_build in lengths.values() if len(by_build) > 1}
-    return counts, pairs  # type: ignore[return-value]
+def test_run_summaries_are_the_median_of_each_runs_blocks() -> None:
+    assert run_summaries((1, 2, 3, 10, 20, 30), 2) == (2, 20)
+    assert run_summaries((1, 2, 3), 2) == ()  # uneven: no summaries, no verdict
+    interval = ratio_interval((1.0, 1.1, 0.9, 1.05, 0.95), (2.0, 2.2, 1.8, 2.1, 1.9))
+    assert interval is not None and interval.low <= interval.ratio <= interval.high
+    assert interval.ratio == pytest.approx(2.0)
 
 
-def test_identical_distributions_read_changed_at_most_5_percent_of_the_time() -> None:
-    counts, pairs = recorded_block_counts()
-    assert counts and pairs, "the committed records hold timing samples"
-    sizes = sorted({(n, n) for n in counts | set(range(1, 11))} | pairs)
-    rng, worst = random.Random(20261201), 0.0
-    for shape, draw in SHAPES.items():
-        for first, second in sizes:
-            # Many repeats where a verdict is borderline (few blocks), fewer where each
-            # repeat costs hundreds of draws; the proof holds at every n regardless.
-            repeats = 20 if min(first, second) < MIN_BLOCKS else max(
-                40, min(400, 6000 // (first + second)))
-            changed = 0
-            for _ in range(repeats):
-                verdict, _interval = timing_verdict([draw(rng) for _ in range(first)],
-                                                    [draw(rng) for _ in range(second)])
-                if min(first, second) < MIN_BLOCKS:
-                    assert verdict == "inconclusive", (shape, first, second)
-                changed += verdict == "changed"
-            rate = changed / repeats
-            worst = max(worst, rate)
-            assert rate <= 0.05, f"{shape} at {first}/{second} blocks: {rate:.1%} read changed"
-    assert worst > 0, "the simulation never produced a change: it tests nothing"
-
-
-def test_each_median_interval_covers_the_true_median_at_least_97_5_percent() -> None:
-    rng = random.Random(7)
-    true_median = 1e-3  # lognormvariate(0, s) has median 1, scaled
-    for n in (7, 8, 12, 40):
-        covered = 0
-        for _ in range(2000):
-            low, high = median_interval([_lognormal(rng) for _ in range(n)]) or (0.0, 0.0)
-            covered += low <= true_median <= high
-        assert covered / 2000 >= 0.975, (n, covered)
-
-
-def test_a_3_percent_difference_inside_the_spread_is_no_measurable_difference() -> None:
-    base = samples(1e-3, 0.15, seed=1)
-    other = tuple(t * 1.03 for t in reversed(base))
-    verdict = trial_drift("mm", "cpu", [record("2.13", times=base), record("2.14", times=other)])
-    assert verdict.verdict == "no-measurable-difference", verdict
-    assert verdict.interval is not None and verdict.interval.low < 1 < verdict.interval.high
-
-
-def test_a_2x_difference_with_tight_samples_is_changed() -> None:
+def test_a_tight_2x_change_outside_its_control_is_changed() -> None:
     base, other = samples(1e-3, 0.01, seed=1), samples(2e-3, 0.01, seed=2)
-    verdict = trial_drift("mm", "cpu", [record("2.13", times=base), record("2.14", times=other)])
-    assert verdict.verdict == "changed"
-    assert verdict.interval is not None and 1.9 < verdict.interval.low <= verdict.interval.high < 2.1
+    found = trial_drift("mm", "cpu", [record("2.13", times=base,
+                                             control=samples(1e-3, 0.01, seed=3)),
+                                      record("2.14", times=other)], method=METHOD)
+    assert found.verdict == "changed" and found.clock == "cpu" and found.runs == (5, 5)
+    assert found.interval is not None and 1.9 < found.interval.low <= found.interval.high < 2.1
+    assert "en tiempo de CPU" in found.detail_in("es")
 
 
-def test_below_the_needed_blocks_a_2x_difference_is_inconclusive() -> None:
-    base, other = samples(1e-3, 0.01, n=6, seed=1), samples(2e-3, 0.01, n=40, seed=2)
-    verdict = trial_drift("mm", "cpu", [record("2.13", times=base), record("2.14", times=other)])
-    assert verdict.verdict == "inconclusive" and verdict.blocks == (6, 40)
-    assert "6 (2.13) y 40 (2.14); un veredicto necesita 7" in verdict.detail_in("es")
-    assert timing_verdict((1e-3,), (2e-3,)) == ("inconclusive", None)  # n = 1: no interval
+def test_without_a_control_nothing_reads_changed() -> None:
+    base, other = samples(1e-3, 0.01, seed=1), samples(2e-3, 0.01, seed=2)
+    found = trial_drift("mm", "cpu", [record("2.13", times=base), record("2.14", times=other)],
+                        method=METHOD)
+    assert found.verdict == "inconclusive" and found.floor is None
+    assert "sin control" in found.detail_in("es")
 
 
-def test_the_interval_brackets_the_ratio_and_narrows_with_more_samples() -> None:
-    few = ratio_interval(samples(1.0, 0.2, n=10, seed=3), samples(1.1, 0.2, n=10, seed=4))
-    many = ratio_interval(samples(1.0, 0.2, n=400, seed=3), samples(1.1, 0.2, n=400, seed=4))
-    assert few is not None and many is not None
-    for interval in (few, many):
-        assert interval.low <= interval.ratio <= interval.high
-    assert many.high - many.low < few.high - few.low
-    assert many.excludes_one and not few.excludes_one
-
-
-def test_a_difference_inside_the_controls_noise_floor_is_no_measurable_difference() -> None:
+def test_each_trial_takes_its_own_noise_floor() -> None:
     base = samples(1e-3, 0.01, seed=1)
-    other = samples(1.05e-3, 0.01, seed=2)   # 5 % slower, tightly: separate intervals
-    without = trial_drift("mm", "cpu", [record("2.13", times=base), record("2.14", times=other)])
-    assert without.verdict == "changed" and without.setup is not None
-    assert without.setup.floor is None
-    # The same build measured again in the job drifted by 8 %: 5 % is inside that noise.
-    control = samples(1.08e-3, 0.01, seed=3)
-    found = trial_drift("mm", "cpu", [record("2.13", times=base, control=control),
-                                      record("2.14", times=other)])
-    assert found.verdict == "no-measurable-difference"
-    assert found.setup is not None and found.setup.floor == pytest.approx(1.08, rel=0.02)
-    assert found.setup.controls == ("2.13",)
-    band = f"{1 / found.setup.floor:.2f}–{found.setup.floor:.2f}".replace(".", ",")
-    assert f"excluye el 1 pero entra en la banda de ruido {band}" in found.detail_in("es")
-    assert found.samples == (base, other)  # what the worked example reads
+    other = samples(1.12e-3, 0.01, seed=2)   # 12 % slower, tightly
+    near = trial_drift("mm", "cpu", [record("2.13", times=base, control=samples(
+        1.01e-3, 0.01, seed=3)), record("2.14", times=other)], method=METHOD)
+    assert near.verdict == "changed" and near.floor == pytest.approx(1.01, abs=0.015)
+    # The same build drifted 30 % in its own control: 12 % is inside that noise.
+    far = trial_drift("mm", "cpu", [record("2.13", times=base, control=samples(
+        1.3e-3, 0.01, seed=3)), record("2.14", times=other)], method=METHOD)
+    assert far.verdict == "inconclusive" and far.floor == pytest.approx(1.3, rel=0.02)
+
+
+def test_no_measurable_difference_needs_the_equivalence_test() -> None:
+    base = samples(1e-3, 0.005, seed=1)
+    same = trial_drift("mm", "cpu", [record("2.13", times=base, control=base),
+                                     record("2.14", times=samples(1.005e-3, 0.005, seed=2))],
+                       method=METHOD)
+    assert same.verdict == "no-measurable-difference", same.detail_in("es")
+    assert "dentro de ±5 %" in same.detail_in("es")
+    # A wide spread: the interval includes 1 but also reaches past ±5 %: «no concluyente».
+    wide = trial_drift("mm", "cpu", [record("2.13", times=samples(1e-3, 0.3, seed=1),
+                                            control=base),
+                                     record("2.14", times=samples(1e-3, 0.3, seed=5))],
+                       method=METHOD)
+    assert wide.verdict == "inconclusive"
+
+
+def test_below_the_needed_runs_a_2x_difference_is_inconclusive() -> None:
+    base = samples(1e-3, 0.01, runs=1, seed=1)
+    other = samples(2e-3, 0.01, runs=1, seed=2)
+    found = trial_drift("mm", "cpu", [record("2.13", times=base, runs=1, control=base),
+                                      record("2.14", times=other, runs=1)], method=METHOD)
+    assert found.verdict == "inconclusive" and found.runs == (1, 1) and found.needed == 4
+    assert "ejecuciones por versión: 1 (2.13) y 1 (2.14); un veredicto necesita 4; suelo " \
+        "de ruido del control: 1,00" in found.detail_in("es")
+    assert timing_verdict((1e-3,), [(2e-3,)], floor=1.0, margin=0.05)[0] == "inconclusive"
 
 
 def test_trials_failing_missing_and_on_other_hardware_are_named() -> None:
@@ -229,21 +269,22 @@ def test_examples_are_identical_within_tolerance_changed_failing_or_missing() ->
 
 def test_the_report_says_what_else_differs_and_reads_in_both_languages() -> None:
     tight = samples(1e-3, 0.01)
-    records = Records(items=[record("2.13.0+cpu", times=tight, session="a"),
+    records = Records(items=[record("2.13.0+cpu", times=tight, session="a", control=tight),
                              record("2.14.1+cu130", times=samples(2e-3, 0.01), session="b")])
-    report = drift_report(records, [EXPECT], ["mm"])
-    spanish, english = (text_of(drift_markdown(report, lang)) for lang in ("es", "en"))
+    report = drift_report(records, [EXPECT], ["mm"], method=METHOD)
+    spanish, english = (text_of(drift_markdown(report, lang, method=METHOD))
+                        for lang in ("es", "en"))
     assert "cambió" in spanish and "Resumen: 1 cambió" in spanish
     assert "1 ejemplo idéntico en todas las versiones (2.13.0+cpu y 2.14.1+cu130)" in spanish
     assert "2.14.1+cu130 tarda 2,0" in spanish and "más lento; intervalo 1," in spanish
     assert "registradas en sesiones distintas" in spanish and "(cpu / cu130)" in spanish
-    assert "sin control: ruido desconocido" in spanish
-    assert "al menos 7 bloques por versión" in spanish
-    assert "takes 2.0" in english
-    assert "noise unknown" in english and "slower; interval 1." in english
+    assert "control: 2.13.0+cpu registrada dos veces" in spanish
+    assert "en 5 ejecuciones" in spanish and "dentro de ±5 %" in spanish
+    assert "al menos 4 ejecuciones por versión" in spanish
+    assert "takes 2.0" in english and "slower; interval 1." in english
     same = drift_report(Records(items=[record("2.13", times=tight), record("2.14", times=tight)]),
                         [], ["mm"])
-    assert "registradas en una misma sesión" in drift_markdown(same, "es")
+    assert "registradas en una misma sesión" in drift_markdown(same, "es", method=METHOD)
 
 
 def test_spanish_counts_agree_with_their_number() -> None:
@@ -259,10 +300,11 @@ def test_a_record_set_holds_a_control_run_beside_its_rows(tmp_path: Path) -> Non
 
     def env(run: str) -> Environment:
         return Environment(torch_build="2.13", device_key="cpu", device_name="Sample CPU",
-                           run_id=run, session="job-1", date=f"2026-12-01T00:00:0{run[-1]}")
+                           run_id=run, session="job-1", date=f"2026-12-01T00:00:0{run[-1]}",
+                           extra={"runs": RUNS})
 
     def one(run: str, median: float) -> TrialRow:
-        return row("2.13", samples(median, 0.01, seed=len(run)), run=run)
+        return row("2.13", samples(median, 0.001, seed=len(run)), run=run)
 
     commit_set(paths, environment=env("run-1"), rows=[one("run-1", 1e-3)])
     commit_set(paths, environment=env("run-2"), rows=[one("run-2", 1.04e-3)], control=True)
@@ -271,30 +313,41 @@ def test_a_record_set_holds_a_control_run_beside_its_rows(tmp_path: Path) -> Non
     assert [r.run_id for r in record.rows] == ["run-3"]
     assert [r.run_id for r in record.control_rows] == ["run-2"]
     assert set(record.environments) == {"run-2", "run-3"}  # the control's run stays described
-    (found,) = drift_report(Records(items=[record, record_like("2.14", record)]), [], ["mm"])
+    (found,) = drift_report(Records(items=[record, record_like("2.14", record)]), [], ["mm"],
+                            method=METHOD)
     assert found.setup is not None and found.setup.controls == ("2.13",)
-    assert found.setup.floor == pytest.approx(1.04, rel=0.02)
+    assert found.floor == pytest.approx(1.04, rel=0.02) and found.clock == "wall"
 
 
 def record_like(build: str, template: DeviceRecord) -> DeviceRecord:
     """``template``'s rows under another build name, recorded in the same session."""
     env = Environment(torch_build=build, device_key="cpu", device_name="Sample CPU",
-                      run_id=build, session="job-1")
+                      run_id=build, session="job-1", extra={"runs": RUNS})
     rows = [row(build, r.samples_s, run=build) for r in template.rows]
     return DeviceRecord(torch_build=build, device_key="cpu", environments={build: env},
                         rows=rows)
 
 
-def test_trials_record_the_blocks_a_verdict_needs() -> None:
-    """A row with fewer blocks than a verdict needs would read «no concluyente» forever."""
-    import ast
+def test_the_margin_and_runs_come_from_trials_toml_with_a_reason() -> None:
+    assert METHOD.margin == 0.05 and METHOD.margin_reason and METHOD.margin_reason_en
+    assert Method().runs == RUNS
 
-    from support import HARNESS
 
-    from harness.records.drift_stats import MIN_BLOCKS
-
-    tree = ast.parse((HARNESS / "run" / "timing.py").read_text(encoding="utf-8"))
-    values = [node.value.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
-              and any(getattr(t, "id", "") == "MIN_TIMED_BLOCKS" for t in node.targets)
-              and isinstance(node.value, ast.Constant)]
-    assert values and values[0] >= MIN_BLOCKS
+def test_instruction_counts_sit_beside_time_with_their_control() -> None:
+    base, other = samples(1e-3, 0.01, seed=1), samples(1e-3, 0.01, seed=2)
+    first = record("2.13", times=base, control=base)
+    first.environments["2.13"].extra["instructions"] = {"mm": 40_184_980.0}
+    first.environments["2.13-control"].extra["instructions"] = {"mm": 40_184_616.0}
+    second = record("2.14", times=other)
+    second.environments["2.14"].extra["instructions"] = {"mm": 44_203_478.0}
+    method = Method(margin=0.05, margin_reason="r", margin_reason_en="r", instructions=("mm",))
+    report = drift_report(Records(items=[first, second]), [], ["mm"], method=method)
+    assert report[0].instructions == (40_184_980.0, 44_203_478.0)
+    page = text_of(drift_markdown(report, "es", method=method))
+    assert "Instrucciones por llamada." in page and "1,100×" in page
+    assert "dispersión del recuento: 0,0009058 %" in page
+    # Not counted (valgrind missing): the cells read «sin medición».
+    plain = drift_report(Records(items=[record("2.13", times=base, control=base),
+                                        record("2.14", times=other)]), [], ["mm"],
+                         method=method)
+    assert "sin medición" in text_of(drift_markdown(plain, "es", method=method))

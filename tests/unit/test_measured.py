@@ -2,13 +2,15 @@
 
 The samples hold ``@fresh`` where a row's spec hash belongs: the fixture stamps
 the current hash of tests/samples/trials/pages.toml's spec there, so the rows
-stay fresh however harness/run/workloads.py changes; ``mlp_b4`` keeps an old hash
+stay fresh however trials/workloads.py changes; ``mlp_b4`` keeps an old hash
 and must read as stale.
 """
 
 from __future__ import annotations
 
 import csv
+import dataclasses
+import html
 import re
 import shutil
 from html import unescape
@@ -20,7 +22,7 @@ from support import SAMPLES
 from harness.core.errors import HarnessError, Location
 from harness.core.rows import ARTICLE_COLUMNS, CSV_HEADER
 from harness.core.types import TrialSpec
-from harness.records.published import add_set
+from harness.records.provenance import vouch
 from harness.records.store import Records, load_all
 from harness.records.validate import check_records
 from harness.sources.pages import Marker
@@ -61,9 +63,11 @@ def render(
     marker = Marker(kind=kind, args=args, location=Location(path=Path("docs/p.md"), line=7),
                     start=0, end=0)
     rendered = MARKERS[kind].render(marker, site, PageContext(lang=lang, included=set()))
-    opening, closing = '<div class="harness-measured" markdown>\n\n', "\n\n</div>\n"
-    assert rendered.markdown.startswith(opening) and rendered.markdown.endswith(closing)
-    return rendered.markdown[len(opening):-len(closing)], rendered.stale
+    # md_in_html parses the block only when the view wrote Markdown (the CSV row's fence).
+    opening = re.match(r'<div class="harness-measured"( markdown)?>\n\n', rendered.markdown)
+    closing = "\n\n</div>\n"
+    assert opening and rendered.markdown.endswith(closing)
+    return rendered.markdown[opening.end():-len(closing)], rendered.stale
 
 
 def render_checked(kind: str, args: dict[str, str], records: Records,
@@ -82,7 +86,6 @@ def test_spanish_table_uses_decimal_comma_and_names_environment(records, specs) 
     assert markdown.count('<table class="harness-table harness-compact">') == 1
     assert "<caption>cálculo · lote 1 · 1 hilo · esperando al dispositivo</caption>" in markdown
     assert 'class="harness-num">1,23\u00a0ms <span class="harness-spread">IQR\u00a02,00\u00a0%' in markdown
-    assert "Sample CPU &lt;i&gt;model&lt;/i&gt; · 1 hilo · torch 2.13.0+cpu · 2026-01-15" in markdown
     # The failing bfloat16 row is tinted and labelled, never a plain speed-up.
     assert '<tr class="harness-fail" title="mm_bf16">' in markdown
     # Its trial's header spans both builds and carries the tint too; a passing one does not.
@@ -90,9 +93,13 @@ def test_spanish_table_uses_decimal_comma_and_names_environment(records, specs) 
     assert ("mm_bf16", "harness-id harness-fail") in headers and ("mm_f32", "harness-id") in headers
     assert '✗ no cumple <span class="harness-why">2,9e-3 &gt; 1e-3</span>' in markdown
     assert "✓ 2,5e-7" in markdown
-    # Every column and a CSV download, one click away.
-    assert "<summary>Todas las columnas</summary>" in markdown
-    assert 'download="matmul-2.13.0+cpu-cpu.csv" href="data:text/csv;charset=utf-8,trial' in markdown
+    # Every column, its environment and a CSV download: the evidence page's all-columns
+    # marker (issue 28), one tap from the table, never inside the article's table.
+    assert "Todas las columnas" not in markdown
+    full, _ = render("all-columns", {"group": "matmul"}, records, specs)
+    assert "<summary>Todas las columnas</summary>" in full
+    assert "Sample CPU &lt;i&gt;model&lt;/i&gt; · 1 hilo · torch 2.13.0+cpu · 2026-01-15" in full
+    assert 'download="matmul-2.13.0+cpu-cpu.csv" href="data:text/csv;charset=utf-8,trial' in full
 
 
 def test_english_table_uses_decimal_point(records, specs) -> None:
@@ -155,7 +162,7 @@ def test_unknown_y_and_argument_are_errors(records, specs) -> None:
 def test_record_row_of_unknown_trial_names_record_line(records, specs, tmp_path) -> None:
     fewer = {name: spec for name, spec in specs.items() if name != "mm_bf16"}
     for record in records.items:
-        add_set(tmp_path / "results", record.torch_build, record.device_key)
+        vouch(tmp_path / "results", record.torch_build, record.device_key)
     project = Project(root=tmp_path, snippets={}, expectations={}, unchecked={})
     problems = check_records(records, project=project, specs=fewer,
                              results=project.root / "results")
@@ -209,3 +216,52 @@ def test_environment_lists_every_record(records, specs) -> None:
             '<td><span class="harness-unbroken">2026-02-20</span></td>') in markdown
     empty, _ = render("environment", {}, Records(items=[]), specs)
     assert empty.strip() == "*sin medición*"
+
+
+def test_site_tables_read_the_records_that_made_their_figures() -> None:
+    """On the committed records: the cross-version table's base is the oldest build with
+    trials on the device (not an examples-only set), and the environment table names
+    every processor whose runs produced a shown figure, and whether TF32 was allowed."""
+    from support import ROOT
+
+    records = load_all(ROOT / "results", root=ROOT)
+    site_specs = load_trials()
+    versions, _ = render("compare-versions", {"group": "matmul"}, records, site_specs)
+    with_rows = [r for r in records.items if r.device_type == "cpu" and r.rows]
+    assert len(with_rows) >= 2
+    assert f"torch {with_rows[0].torch_build} (" in versions  # the caption's base
+    assert "ensayos comparables" in versions
+    shown = {records.items[i].environment_of(x.run_id).device_name
+             for i in range(len(records.items))
+             for x in [*records.items[i].rows, *records.items[i].observations]}
+    table, _ = render("environment", {}, records, site_specs)
+    table = html.unescape(table)
+    assert len(shown) > 1
+    for name in shown:
+        assert name in table, name
+    assert "TF32" in table
+
+
+def test_a_first_call_from_a_fresh_process_sits_beside_the_median(specs) -> None:
+    from harness.core.rows import TrialRow
+    from harness.core.types import Environment
+    from harness.views.measured_row import compact_cells
+
+    spec = next(iter(specs.values()))
+    row = TrialRow(trial=spec.name, torch_build="2.13", device="cpu", dtype="float32",
+                   shape="4x4", batch=1, task="compute", threads=1, tolerance=1e-3,
+                   spec_sha256="h", synchronized=True, run_id="r", latency=1e-3,
+                   first_call_s=2.5e-3, samples_s=(1e-3, 1e-3), repeats=2,
+                   iqr_over_median=0.0, quality_pass=True, quality_error=0.0)
+    fresh = Environment(torch_build="2.13", device_key="cpu", device_name="c",
+                        extra={"first_call": "fresh process"})
+    warmed = Environment(torch_build="2.13", device_key="cpu", device_name="c")
+    assert "1.ª\xa0llamada\xa02,50\xa0ms" in compact_cells(row, spec, fresh, "es", stale=False)[0].html
+    # A first call timed after a warm-up (older records) is not shown as one.
+    assert "llamada" not in compact_cells(row, spec, warmed, "es", stale=False)[0].html
+    # An accelerator's reserved peak is shown apart from the allocated one.
+    gpu = Environment(torch_build="2.13", device_key="cuda-x", device_name="g",
+                      extra={"memory_reserved": {spec.name: 2 * 1024 * 1024}})
+    memory = compact_cells(dataclasses.replace(row, memory=1024 * 1024), spec, gpu, "es",
+                           stale=False)[3].html
+    assert memory.startswith("1,00") and "reservada\xa02,00" in memory, memory

@@ -4,19 +4,14 @@
   run code), and no snippet imports a network module or calls ``torch.hub``. The check
   reads the syntax tree (``ast``), not the text, so an alias (``import torch as t``,
   ``from torch import load``) does not slip through and a comment does not count.
-* Every snippet runs to the end with the network closed: one subprocess imports torch
-  once, closes every socket connection and name lookup, and runs each snippet with
-  ``runpy``.
+
+That every snippet runs to its end with the network closed is the page runner's job
+(``pytest docs``, harness/run/runner.py): the examples run once, there.
 """
 
 from __future__ import annotations
 
 import ast
-import importlib.util
-import json
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -182,72 +177,3 @@ def test_every_snippet_is_safe_to_copy() -> None:
     ]
     assert not problems, "unsafe example code:\n" + "\n".join(problems)
 
-
-_OFFLINE_RUNNER = textwrap.dedent(
-    """
-    import contextlib, io, json, runpy, socket, sys, traceback
-
-    class NetworkBlocked(OSError):
-        pass
-
-    def refuse(*args, **kwargs):
-        raise NetworkBlocked(f"network access attempted: {args[1:] or args}")
-
-    socket.socket.connect = refuse
-    socket.socket.connect_ex = refuse
-    socket.socket.sendto = refuse
-    socket.create_connection = refuse
-    socket.getaddrinfo = refuse
-    socket.gethostbyname = refuse
-
-    # The guard itself works: a connection to a local port must meet it.
-    try:
-        socket.create_connection(("127.0.0.1", 9), timeout=1)
-    except NetworkBlocked:
-        pass
-    else:
-        raise SystemExit("the network guard let a connection through")
-    with socket.socket() as probe:
-        try:
-            probe.connect(("127.0.0.1", 9))
-        except NetworkBlocked:
-            pass
-        else:
-            raise SystemExit("the network guard let socket.connect through")
-
-    results = {}
-    for path in sys.argv[1:]:
-        out = io.StringIO()
-        try:
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-                runpy.run_path(path, run_name="__main__")
-        except BaseException:
-            results[path] = out.getvalue() + traceback.format_exc()
-        else:
-            results[path] = None
-    print("RESULTS " + json.dumps(results))
-    """
-)
-
-
-def test_every_snippet_runs_with_the_network_closed(tmp_path: Path) -> None:
-    # find_spec, not importorskip: importing torch here would cost this worker a second
-    # and more, and the runner below imports it in its own process anyway.
-    if importlib.util.find_spec("torch") is None:
-        pytest.skip("running the snippets needs torch")
-    files = [str(p) for p in _snippet_files()]
-    done = subprocess.run(
-        [sys.executable, "-c", _OFFLINE_RUNNER, *files],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    marker = next((line for line in done.stdout.splitlines() if line.startswith("RESULTS ")), None)
-    assert done.returncode == 0 and marker, f"runner failed:\n{done.stdout}\n{done.stderr}"
-    results = json.loads(marker.removeprefix("RESULTS "))
-    assert sorted(results) == sorted(files)
-    failed = {Path(p).relative_to(ROOT): error for p, error in results.items() if error}
-    assert not failed, "snippets that fail with the network closed:\n" + "\n\n".join(
-        f"{path}:\n{error}" for path, error in failed.items()
-    )

@@ -1,19 +1,14 @@
-"""Post-processing of the built site (harness/site/site_output.py) and the
-deferred imports (harness/site/lazy_imports.py): the faster forms do exactly
-what the plain ones did."""
+"""Post-processing of the built site (harness/site/site_output.py): the faster forms
+do exactly what the plain ones did."""
 
 from __future__ import annotations
 
 import json
 import random
 import re
-import sys
 from pathlib import Path
 
-import pytest
-
 from harness.site import site_output
-from harness.site.lazy_imports import defer
 from harness.site.site_output import left_out_of_search, split_search_index
 
 #: What share_notebook_styles matched and kept before the tags were searched separately.
@@ -54,21 +49,6 @@ def test_a_page_left_out_of_search_has_no_entry_in_the_split_index(tmp_path: Pat
     assert left_out_of_search("cuadernos/a/", ["en"], ("cuadernos/",))
     assert left_out_of_search("en/cuadernos/a/", ["en"], ("cuadernos/",))
     assert not left_out_of_search("en/b/", ["en"], ("cuadernos/",))
-
-
-def test_a_deferred_module_runs_on_first_use_only(tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    (tmp_path / "probe_deferred.py").write_text(
-        "import sys\nsys.modules[__name__].__dict__.setdefault('runs', 0)\nruns += 1\n"
-        "def value():\n    return 42\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.delitem(sys.modules, "probe_deferred", raising=False)
-    assert defer("probe_deferred", "json") == ["probe_deferred"]  # json: already imported
-    import probe_deferred  # type: ignore[import-not-found]  # the stand-in: nothing runs yet
-
-    assert "runs" not in probe_deferred.__dict__
-    assert probe_deferred.value() == 42
-    assert sys.modules.pop("probe_deferred").runs == 1 and probe_deferred.runs == 1
 
 
 def _words(separator: str, text: str) -> list[str]:

@@ -1,11 +1,13 @@
-"""Record sets as data: typed and ranged cells, attribution, atomic commits."""
+"""Record sets as data: typed and ranged cells, attribution, commits by one folder rename."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 import multiprocessing
+import os
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -125,8 +127,8 @@ def committed(tmp_path: Path) -> Path:
          r"2.13.0\+cpu/cpu.env.json:1: missing"),
         (lambda r: (r / "2.13.0+cpu/tpu.csv").write_text("x"),
          r"tpu.csv:1: unknown device 'tpu'. .*Valid: cpu, cuda, mps, xpu"),
-        (lambda r: (r / "2.13.0+cpu/.cpu.commit.json").write_text("[]"),
-         r"\.cpu\.commit\.json:1: a recording run was interrupted"),
+        (lambda r: (r / ".2.13.0+cpu.new").mkdir(),
+         r"\.2\.13\.0\+cpu\.new: a recording run was interrupted while replacing"),
         (lambda r: (r / "2.13.0+cpu/cpu.examples.jsonl").write_text(
             json.dumps({**dataclasses.asdict(observation(1.0)), "run_id": "elsewhere"}) + "\n"),
          r"cpu.examples.jsonl:1: observation names run 'elsewhere'"),
@@ -185,76 +187,90 @@ def test_lookups_find_the_first_row_of_a_trial_and_each_observation(tmp_path: Pa
     assert record.observation("p/s", "w") is None and record.observation("p/t", "v") is None
 
 
-def test_a_journal_naming_a_file_outside_the_record_folder_moves_nothing(tmp_path: Path) -> None:
-    target = paths(tmp_path)
-    commit_set(target, environment=env("r1"), rows=[row("a")])
-    victim = tmp_path / "victim.txt"
-    victim.write_text("keep me")
-    staged = target.folder / ".cpu.csv.abc123.tmp"
-    staged.write_text("forged")
-    journal = target.folder / ".cpu.commit.json"
-    for moves, message in [
-        ([[str(staged), str(victim)]], "outside the record folder"),
-        ([[str(victim), str(target.rows)]], "outside the record folder"),
-        ([[staged.name, "../victim.txt"]], "outside the record folder"),
-        ([[staged.name, "notes.txt"]], "which `record` never writes"),
-        ([["other.tmp", "cpu.csv"]], "which `record` never writes"),
-        ({"cpu.csv": "x"}, "not a commit journal"),
-    ]:
-        journal.write_text(json.dumps(moves))
-        with pytest.raises(HarnessError, match=rf"\.cpu\.commit\.json:1: .*{re.escape(message)}"):
-            commit_set(target, environment=env("r2"), rows=[row("b", run="r2")])
-        with pytest.raises(HarnessError, match=re.escape(message)):
-            load_all(target.folder.parent)  # the build names the forged journal too
-    assert victim.read_text() == "keep me" and staged.read_text() == "forged"
-    assert {r.trial for r in parse_rows(target.rows.read_text(), target.rows)} == {"a"}
-
-
-def test_an_interrupted_journal_is_completed_and_the_build_says_so_safely(tmp_path: Path) -> None:
-    target = paths(tmp_path)
-    commit_set(target, environment=env("r1"), rows=[row("a")])
-    staged = target.folder / ".cpu.csv.k9_x.tmp"
-    staged.write_text(target.rows.read_text())  # what the interrupted run had staged
-    (target.folder / ".cpu.commit.json").write_text(json.dumps([[staged.name, "cpu.csv"]]))
-    with pytest.raises(HarnessError, match="checks that the journal only names this set's own "
-                       "files before moving them"):
-        load_all(target.folder.parent)
-    commit_set(target, environment=env("r2"), rows=[row("b", run="r2")])
-    (record,) = load_all(target.folder.parent).items
-    assert {r.trial for r in record.rows} == {"a", "b"} and not staged.exists()
-
-
-def test_a_failed_multi_file_replace_leaves_no_staged_file(tmp_path: Path) -> None:
-    from harness.records.files import replace_together
-
-    folder = tmp_path / "set"
-    folder.mkdir()
-    (folder / "cpu.csv").write_text("old")
-    with pytest.raises(OSError):
-        replace_together(folder, "cpu", {folder / "cpu.csv": "new",
-                                         folder / "cpu.csv" / "below": "cannot"})
-    assert sorted(p.name for p in folder.iterdir()) == ["cpu.csv"]
-    assert (folder / "cpu.csv").read_text() == "old"
-
-
-def test_staged_files_are_ignored_by_git() -> None:
-    import subprocess
-
-    root = Path(__file__).resolve().parents[2]
-    for name in ("results/2.13.0+cpu/.cpu.csv.abc_1.tmp", "results/x/.published.toml.q_2.tmp"):
-        done = subprocess.run(["git", "check-ignore", "-q", name], cwd=root, check=False)
-        assert done.returncode == 0, name
-
-
-def test_the_published_lists_journal_is_checked_too(tmp_path: Path) -> None:
+def test_a_swap_interrupted_between_its_renames_is_refused_then_rolled_forward(
+        tmp_path: Path) -> None:
     target = paths(tmp_path)
     commit_set(target, environment=env("r1"), rows=[row("a")])
     results = target.folder.parent
-    journal = results / ".published.commit.json"
-    journal.write_text(json.dumps([[".published.toml.x1.tmp", "../../etc/passwd"]]))
-    with pytest.raises(HarnessError, match=r"\.published\.commit\.json:1: names "
-                       r"'\.\./\.\./etc/passwd', outside the record folder"):
+    new = results / ".2.13.0+cpu.new"  # complete, as the interrupted writer left it
+    shutil.copytree(target.folder, new)
+    (new / "cpu.csv").write_text(format_rows([row("a"), row("z")]))
+    target.folder.rename(results / ".2.13.0+cpu.old")
+    with pytest.raises(HarnessError, match=r"\.2\.13\.0\+cpu\.new: a recording run was "
+                       "interrupted"):
         load_all(results)
-    journal.write_text(json.dumps([[".published.toml.x1.tmp", "published.toml"]]))
-    with pytest.raises(HarnessError, match=r"run `python -m harness publish add"):
-        load_all(results)
+    commit_set(target, environment=env("r2"), rows=[row("b", run="r2")])
+    (record,) = load_all(results).items
+    assert {r.trial for r in record.rows} == {"a", "z", "b"}
+    assert sorted(p.name for p in results.iterdir()) == [".record.lock", "2.13.0+cpu"]
+
+
+def _commit_on_a_full_disk(results: str, answer: multiprocessing.SimpleQueue) -> None:
+    import resource
+    import signal
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+    try:
+        commit_set(SetPaths.of(Path(results), "2.13.0+cpu", "cpu"), environment=env("r2"),
+                   rows=[row(f"t{i}", run="r2") for i in range(50)])
+        answer.put("written")
+    except HarnessError as exc:
+        answer.put(str(exc))
+
+
+def test_a_write_that_fails_names_the_record_file_and_changes_nothing(tmp_path: Path) -> None:
+    target = paths(tmp_path)
+    commit_set(target, environment=env("r1"), rows=[row("a")])
+    before = {p.name: p.read_bytes() for p in target.folder.iterdir()}
+    context = multiprocessing.get_context("fork")
+    answer = context.SimpleQueue()
+    child = context.Process(target=_commit_on_a_full_disk,
+                            args=(str(target.folder.parent), answer))
+    child.start()
+    child.join(60)
+    assert re.search(r"2\.13\.0\+cpu/cpu\.csv: could not write the record \(File too large\); "
+                     r"the previous record is unchanged\. Free disk space or make .* writable",
+                     answer.get())
+    assert {p.name: p.read_bytes() for p in target.folder.iterdir()} == before
+    assert sorted(p.name for p in target.folder.parent.iterdir()) == [".record.lock",
+                                                                       "2.13.0+cpu"]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into a read-only folder")
+def test_a_read_only_records_folder_is_named(tmp_path: Path) -> None:
+    target = paths(tmp_path)
+    commit_set(target, environment=env("r1"), rows=[row("a")])
+    target.folder.parent.chmod(0o555)
+    try:
+        with pytest.raises(HarnessError, match=r"could not write the record .* make .*results "
+                           "writable"):
+            commit_set(target, environment=env("r2"), rows=[row("b", run="r2")])
+    finally:
+        target.folder.parent.chmod(0o755)
+
+
+def test_a_second_writer_that_may_not_wait_refuses_naming_the_lock(tmp_path: Path) -> None:
+    from filelock import FileLock
+
+    from harness.records.files import locked
+
+    results = tmp_path / "results"
+    results.mkdir()
+    with FileLock(str(results / ".record.lock")):  # another command's lock
+        with pytest.raises(HarnessError, match=r"results/\.record\.lock: another `record` or "
+                           "`publish` command is writing these records"):
+            with locked(results, shown=Path("results"), wait=False):
+                pass
+    with locked(results, shown=Path("results"), wait=False):
+        with locked(results, shown=Path("results")):  # the holder may lock again
+            pass
+
+
+def test_staged_folders_and_the_lock_are_ignored_by_git() -> None:
+    import subprocess
+
+    root = Path(__file__).resolve().parents[2]
+    for name in ("results/.2.13.0+cpu.tmp/cpu.csv", "results/.record.lock"):
+        done = subprocess.run(["git", "check-ignore", "-q", name], cwd=root, check=False)
+        assert done.returncode == 0, name

@@ -69,7 +69,7 @@ def test_the_three_clocks_are_declared_with_typed_expectations(specs) -> None:
     assert host is not None and (host.relation, host.of, host.factor) == ("below", SYNCED, 0.5)
     assert events is not None and (events.relation, events.factor) == ("within", 0.1)
     assert host.derivation and host.derivation_en and str(host.location).startswith(
-        "harness/trials.toml:")
+        "trials/trials.toml:")
     # A claim about the result is not part of what is measured: the hash ignores it.
     reworded = dataclasses.replace(specs[HOST], expect=dataclasses.replace(host, factor=0.9))
     assert spec_sha256(reworded) == spec_sha256(specs[HOST])
@@ -102,6 +102,11 @@ BASE = ('[[trial]]\nname = "b"\nworkload = "matmul"\ntask = "compute"\ndtype = "
      "trials.toml:20: factor = 0 in [trial.expect]"),
     ('[trial.expect]\nrelation = "below"\nof = "b"\nfactor = 0.5\n',
      "trials.toml:17: [trial.expect] needs 'derivation'"),
+    # A claim that accepts any latency is refused unless a reason says why it checks.
+    ('[trial.expect]\nrelation = "below"\nof = "b"\nfactor = 1e6\nderivation = "d"\n',
+     "trials.toml:20: factor = 1000000.0 is above 1 for relation 'below'"),
+    ('[trial.expect]\nrelation = "within"\nof = "b"\nfactor = 0.9\nderivation = "d"\n',
+     "add factor_reason"),
     ('params = { clock = "wall", calls = 1, blocks = 1 }\n',
      "trials.toml:17: params = {'clock': 'wall'"),
     ('params = { clock = "host", calls = 0, blocks = 1 }\n',

@@ -1,4 +1,4 @@
-"""harness/trials.toml and its reader: the declared trials, the errors that name
+"""trials/trials.toml and its reader: the declared trials, the errors that name
 file and line, and the hash that makes a changed definition stale."""
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
-"""The work a trial measures. torch is imported inside each function.
+"""The work this site's trials measure (content of the site, beside trials.toml; the
+harness loads it by path). torch is imported inside each function.
 
 A workload is a public module-level function taking exactly the keyword-only
 arguments ``spec`` and ``device`` (``harness.sources.trials`` finds them by that
 signature, in this file's text). It builds its inputs (the "load" the timer
-keeps apart) and returns a :class:`Work`: the callable the steady-state timer
-repeats, a quality check against a reference computed in
+keeps apart) and returns a :class:`~harness.core.types.Work`: the callable the
+steady-state timer repeats, a quality check against a reference computed in
 ``spec.reference_dtype``, and the FLOP or items one call completes.
 
 Editing any function here changes the hash of the trials that reach it, and
@@ -14,34 +15,17 @@ their old rows become stale: keep unrelated edits out of workload bodies.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
-from harness.core.types import TrialSpec
+from harness.core.types import TrialSpec, Work
 
 __all__ = [
-    "Work",
     "autograd_backward",
     "autograd_grad",
     "matmul",
     "mlp_inference",
     "mlp_training",
 ]
-
-
-@dataclass(frozen=True, kw_only=True)
-class Work:
-    step: Callable[[], object]
-    """One unit of work; the steady-state timer calls it many times."""
-    error: Callable[[], float]
-    """Relative error of one unit's result against the reference (in reference_dtype)."""
-    flops: float = 0.0
-    """Floating-point operations per call; 0 when the work is not compute-bound."""
-    items: int = 0
-    """Items completed per call (samples, or calls for autograd), for the throughput."""
-    items_unit: str = "samples/s"
-    """What ``items`` counts per second: ``samples/s`` or ``calls/s``."""
 
 
 def _dtype(name: str) -> Any:
