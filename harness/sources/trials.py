@@ -41,9 +41,9 @@ from harness.core.types import (
     TrialSpec,
 )
 
-__all__ = ["EXPECT_KEYS", "FACTOR_BOUNDS", "TRIALS_FILE", "TRIAL_KEYS", "WORKLOADS_FILE", "Method",
-           "load_method", "load_trials", "load_workloads", "shape_text", "spec_sha256",
-           "workload_names", "workload_sources"]
+__all__ = ["EXPECT_KEYS", "FACTOR_BOUNDS", "TRIALS_FILE", "TRIAL_KEYS", "WORKLOADS_FILE",
+           "Method", "load_method", "load_trials", "load_workloads", "shape_text",
+           "spec_fields", "spec_sha256", "workload_names", "workload_sources"]
 
 HERE = Path(__file__).resolve().parent.parent
 #: The checkout's trials and workloads (the defaults when no configuration names others).
@@ -168,15 +168,19 @@ def workload_sources(*, workloads: Path = WORKLOADS_FILE) -> dict[str, str]:
     return result
 
 
+def spec_fields(spec: TrialSpec) -> dict[str, Any]:
+    """The declared fields :func:`spec_sha256` hashes (docs/assets/medir.py embeds them)."""
+    # The expectation is a claim about the result, not part of the work measured.
+    return {f.name: getattr(spec, f.name) for f in dataclasses.fields(spec)
+            if f.name not in ("location", "expect")}
+
+
 def spec_sha256(spec: TrialSpec, *, sources: dict[str, str] | None = None) -> str:
-    """Hash of the declared fields and of the workload's source text (``sources``, from
-    :func:`workload_sources`, saves re-reading the module for many specs). Moving a table
-    in the file does not change what is measured, nor does a claim about the result:
-    location and expect are left out."""
-    fields = {f.name: getattr(spec, f.name) for f in dataclasses.fields(spec)
-              if f.name not in ("location", "expect")}
+    """Hash of the declared fields (:func:`spec_fields`) and of the workload's source
+    text (``sources``, from :func:`workload_sources`, saves re-reading the module for
+    many specs)."""
     code = (sources if sources is not None else workload_sources()).get(spec.workload, "")
-    text = json.dumps(fields, sort_keys=True, default=list) + "\n" + code
+    text = json.dumps(spec_fields(spec), sort_keys=True, default=list) + "\n" + code
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

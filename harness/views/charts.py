@@ -233,7 +233,9 @@ def line_chart(series: list[Series], *, title: str, x_label: str, y_label: str,
         '<ol class="harness-ticks-y">',
         *(f'<li style="--y:{_at(t, ys):.2f}%">{html_text(s)}</li>'
           for t, s in zip(y_ticks, y_texts, strict=True)),
-        '</ol><div class="harness-plot-area"><svg viewBox="0 0 100 100" '
+        # The log10 bounds of both axes, for a reader's own marks (docs/assets/medir.js).
+        f'</ol><div class="harness-plot-area" data-log-axes="{xs[0]:.6g} {xs[1]:.6g} '
+        f'{ys[0]:.6g} {ys[1]:.6g}"><svg viewBox="0 0 100 100" '
         f'preserveAspectRatio="none" aria-hidden="true"><path class="harness-grid" d="{grid}"/>',
         *lines, "</svg>", *marks, '</div><ol class="harness-ticks-x">',
         *(f'<li style="--x:{_at(t, xs):.2f}%"{odd if crowded and i % 2 else ""}>'

@@ -33,6 +33,7 @@ from harness.views.measured import (
 )
 from harness.views.notebooks import NOTEBOOK_DIR, notebook_path
 from harness.views.observed import render_observed, render_unchecked
+from harness.views.reader_box import reader_box_html
 
 __all__ = ["MARKERS", "MarkerKind", "PageContext", "Rendered", "Site", "render_marker"]
 
@@ -177,6 +178,8 @@ MARKERS: dict[str, MarkerKind] = {k.name: k for k in (
     _kind("environment", "where every record set was made",
           _measured(lambda c, a, w: environment_table(c))),
     _kind("drift", "every example and trial classified across recorded torch builds", _drift),
+    _kind("reader-box", "a box where a reader pastes the rows docs/assets/medir.py printed",
+          lambda m, s, p: Rendered(markdown=reader_box_html(s, p.lang))),
     _kind("claim", "a sentence about the records, checked against them at every build",
           _claim, id=("a claim of the page's snippets/<slug>/claims.toml",
                       lambda s, p: {i for slug, i in s.project.claims if slug == p.slug})),

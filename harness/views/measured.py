@@ -138,6 +138,12 @@ def field_text(spec: TrialSpec, row: TrialRow | None, name: str, lang: str, *,
     return str(getattr(spec, name))
 
 
+def _parts_together(label: str) -> str:
+    """A table label whose parts each keep together (non-breaking spaces: an element per
+    part cost Medir a hundred elements); it may wrap only between parts."""
+    return " · ".join(unbroken(part) for part in label.split(" · "))
+
+
 def identities(specs: list[TrialSpec], rows: dict[str, TrialRow],
                lang: str) -> tuple[dict[str, str], list[str]]:
     """Trial name → short label (what tells the trials apart), and the ``field value``
@@ -154,9 +160,7 @@ def identities(specs: list[TrialSpec], rows: dict[str, TrialRow],
     first = specs[0] if specs else None
     caption = [html_text(field_text(first, rows.get(first.name), f, lang, caption=True))
                for f in _FIELDS if f not in varying] if first else []
-    # Each part keeps together; a label may wrap only between parts.
-    shown = {n: " · ".join(f'<span class="harness-part">{html_text(p)}</span>'
-                           for p in t.split(" · ")) for n, t in labels.items()}
+    shown = {n: html_text(t) for n, t in labels.items()}
     return shown, caption
 
 
@@ -342,6 +346,7 @@ def _table(context: Context, specs: list[TrialSpec], records: list[DeviceRecord]
     by_build = [(r, {row.trial: row for row in r.rows}) for r in records]
     sample = {n: row for _, rows in by_build for n, row in rows.items()}
     labels, caption = identities(specs, sample, lang)
+    labels = {n: _parts_together(label) for n, label in labels.items()}
     show_build = len(records) > 1
     header = [(word(lang, "trial"), False)]
     header += [(word(lang, "torch"), False)] if show_build else []
@@ -489,7 +494,8 @@ def compare_versions(context: Context, group: str) -> str:
         found = {s.name: row for s in _specs(context, group, key.split("-", 1)[0])
                  if (row := base.row(s.name)) is not None}
         specs = [s for s in _specs(context, group, key.split("-", 1)[0]) if s.name in found]
-        labels = identities(specs, found, lang)[0]
+        labels = {n: _parts_together(label)
+                  for n, label in identities(specs, found, lang)[0].items()}
         header = [(word(lang, "trial"), False)] + [
             (f"torch {html_text(r.torch_build)}", True) for r in records[1:]]
         rows = []
