@@ -183,7 +183,8 @@ def _expectations_cell(project: Project, snippet_id: str, lang: str) -> str:
     lines = [f"**{word(lang, 'analytic')}**", ""]
     for e in project.expectations.get(snippet_id, []):
         derivation = in_lang(lang, {"es": e.derivation, "en": e.derivation_en})
-        lines.append(f"- `{e.name}` = {_expected(e, lang)}: {derivation}")
+        # Data, as on the page: mkdocs-jupyter renders a Markdown cell's HTML.
+        lines.append(f"- `{e.name}` = {_expected(e, lang)}: {markdown_text(derivation)}")
     return "\n".join(lines)
 
 

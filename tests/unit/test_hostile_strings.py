@@ -184,3 +184,23 @@ def test_a_marker_shown_as_code_is_left_as_code() -> None:
     shown = Path("docs/pagina.md")
     assert [(m.kind, m.location.line) for m in find_markers(text, shown)] == [("environment", 8)]
     assert check_pages(text, shown) == []
+
+
+def test_a_hostile_derivation_reaches_a_notebook_as_text() -> None:
+    """Issue 27: a derivation is data in a notebook's Markdown cell too (mkdocs-jupyter
+    renders that cell's HTML), escaped as on the page."""
+    import dataclasses
+
+    from harness.sources.project import Project
+    from harness.views.notebooks import _expectations_cell
+
+    project = Project.load(ROOT)
+    snippet_id, items = next(iter(sorted(project.expectations.items())))
+    hostile = "<img src=x onerror=alert(1)> *x* [l](javascript:alert(1))"
+    bad = dataclasses.replace(items[0], derivation=hostile, derivation_en=hostile)
+    project = dataclasses.replace(
+        project, expectations={**project.expectations, snippet_id: [bad, *items[1:]]})
+    for lang in ("es", "en"):
+        text = _expectations_cell(project, snippet_id, lang)
+        assert "<img" not in text and "&lt;img src=x" in text, text
+        assert "[l](javascript" not in text, text  # escaped: \[l\](…) is no link
