@@ -52,7 +52,7 @@ def _make(root: Path, target: str) -> tuple[int, str]:
     done = subprocess.run(
         ["make", "--no-print-directory", "-o", f"{venv}/.installed-torch__2.13.0",
          f"VENV={venv}", target, f"PAGE={PAGE}"],
-        cwd=root, capture_output=True, text=True, timeout=300)
+        cwd=root, capture_output=True, text=True, timeout=1800)
     return done.returncode, done.stdout + done.stderr
 
 
@@ -69,7 +69,7 @@ def test_adding_an_example_step_by_step_never_fails(tmp_path: Path) -> None:
     # 1. The snippet runs as a reader would run it.
     (root / "snippets" / PAGE / f"{NAME}.py").write_text(SNIPPET, encoding="utf-8")
     ran = subprocess.run([sys.executable, f"snippets/{PAGE}/{NAME}.py"], cwd=root,
-                         capture_output=True, text=True, timeout=60)
+                         capture_output=True, text=True, timeout=1800)
     assert ran.returncode == 0 and "12." in ran.stdout, ran.stderr
     # 2. and 3. The include and the marker on the Spanish page, the expectation.
     inject(root / f"docs/{PAGE}.md", "## Fuentes\n", PROSE["es"] + LINES + "## Fuentes\n")

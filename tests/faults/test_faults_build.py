@@ -309,7 +309,7 @@ def batch(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, obj
         roots[key], injected[key] = root, inject_fault(root)
     done = subprocess.run(
         [sys.executable, "-c", BATCH_BUILD, *map(str, roots.values())],
-        capture_output=True, text=True, timeout=180,
+        capture_output=True, text=True, timeout=1800,
         env=without_torch(tmp_path_factory.mktemp("no-torch")),
     )
     logs = dict(zip(roots, done.stdout.split("=== ")[1:], strict=True))

@@ -26,7 +26,7 @@ def run_record(results: Path, *, env: dict[str, str] | None = None,
         [sys.executable, "-m", "harness", "record", "--device", "cpu", "--only", "trials",
          "--results", str(results), "--trials-file", str(TINY), "--min-run-time", "0.02",
          "--trials", "tiny_matmul_float32"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120, env=env, preexec_fn=preexec_fn)
+        cwd=ROOT, capture_output=True, text=True, timeout=1800, env=env, preexec_fn=preexec_fn)
 
 
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="records with torch")
@@ -45,7 +45,7 @@ def test_a_second_record_command_waits_naming_the_lock(tmp_path: Path) -> None:
     said = second.stderr.readline()  # said before it measures anything
     assert not list(results.glob("*/*"))
     lock.release()
-    _, rest = second.communicate(timeout=120)
+    _, rest = second.communicate(timeout=1800)
     assert said == (f"{results}/.record.lock: another `record` or `publish` command is writing "
                     "these records (it holds this lock); waiting for it to finish\n"), said + rest
     assert second.returncode == 0 and "snippet" not in said + rest, rest
@@ -101,7 +101,7 @@ def test_a_records_folder_that_cannot_be_made_fails_before_torch(tmp_path: Path)
 
 def publish(results: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "harness", "publish", *args, "--results",
-                           str(results)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+                           str(results)], cwd=ROOT, capture_output=True, text=True, timeout=1800)
 
 
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="records with torch")
@@ -142,7 +142,7 @@ def test_meaningless_or_undecodable_trial_settings_name_file_and_line(
     done = subprocess.run(
         [sys.executable, "-m", "harness", "record", "--device", "cpu", "--only", "trials",
          "--results", str(tmp_path / "results"), "--trials-file", str(trials)],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
+        cwd=ROOT, capture_output=True, text=True, timeout=1800,
         env=without_torch(tmp_path / "no-torch"))
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert re.search(message, done.stderr), done.stderr

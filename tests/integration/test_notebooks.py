@@ -137,7 +137,7 @@ def test_every_notebook_executes_without_error(tmp_path: Path) -> None:
             for path in spanish_notebooks():
                 notebook = nbformat.read(path, as_version=4)
                 notebook.cells.insert(0, nbformat.v4.new_code_cell("%reset -f"))
-                client = NotebookClient(notebook, km=manager, timeout=120)
+                client = NotebookClient(notebook, km=manager, timeout=600)
                 try:
                     await client.async_execute()
                 except CellExecutionError as exc:

@@ -23,7 +23,7 @@ LOOKED_FOR = "looked for a folder holding both mkdocs.yml and snippets/"
 def harness(*args: str, cwd: Path, env: dict[str, str], flags: tuple[str, ...] = ()
             ) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, *flags, "-m", "harness", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=1800)
 
 
 @pytest.fixture

@@ -35,7 +35,7 @@ def _run(*command: str) -> subprocess.CompletedProcess[str]:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=1800,
         env={**os.environ, "NO_COLOR": "1"},
     )
 
