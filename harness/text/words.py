@@ -24,18 +24,13 @@ LANGS = ("es", "en")
 
 @cache
 def catalogue(lang: str) -> Mapping[str, str]:
-    """Key → template for ``lang``: its TOML file and the drift report's words."""
-    from harness.text.drift_words import DRIFT_WORDS  # imports this module's users
-
+    """Key → template for ``lang``: its TOML file."""
     path = Path(__file__).with_name(f"{lang}.toml")
     if lang not in LANGS:
         raise HarnessError(f"no catalogue for language {lang!r}; expected one of {LANGS}")
     with path.open("rb") as file:
         table: dict[str, str] = tomllib.load(file)
-    clash = sorted(set(table) & set(DRIFT_WORDS[lang]))
-    if clash:
-        raise HarnessError(f"{path}: keys also in drift_words.DRIFT_WORDS: {clash}")
-    return {**table, **DRIFT_WORDS[lang]}
+    return table
 
 
 def word(lang: str, key: str, /, **values: object) -> str:

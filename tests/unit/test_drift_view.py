@@ -21,8 +21,8 @@ from harness.commands.drift import report_for
 from harness.records.drift import Drift, Setup, Verdict
 from harness.records.drift_stats import runs_needed, timing_verdict
 from harness.sources.trials import load_trials
-from harness.text.drift_words import DRIFT_WORDS
 from harness.text.numbers import ratio_texts
+from harness.text.words import catalogue
 from harness.views.drift import drift_markdown, trial_labels
 
 BUILDS = ("2.13.0+cpu", "2.14.1+cu130")
@@ -104,7 +104,8 @@ def english_words(reports: list[list[Drift]]) -> set[str]:
     """Every word the English edition writes (its table of words, its rendered reports,
     Medir's English trial labels among them), less the names the records give and the
     words both languages share (:data:`SHARED`)."""
-    english = " ".join([*DRIFT_WORDS["en"].values(), *(
+    drift = [text for key, text in catalogue("en").items() if key.startswith("drift_")]
+    english = " ".join([*drift, *(
         text_of(drift_markdown(r, "en", specs=load_trials(), chart=True)) for r in reports)])
     return words(without_names(english, reports)) - SHARED
 
