@@ -62,44 +62,30 @@ def collapsed_text(kind: str, verdict: str, count: int, builds: Sequence[str],
     single build ``32 ensayos medidos en una sola versión (2.11.0): nada con que
     compararlos``: the rows a reviewer need not read one by one, as one count."""
     noun = _COLLAPSED[lang][f"{kind} {verdict}"][count != 1]
-    where = listed(builds, lang)
-    if verdict == "identical":
-        return (f"{count} {noun} en todas las versiones ({where})" if lang == "es"
-                else f"{count} {noun} in every build ({where})")
-    return (f"{count} {noun} en una sola versión ({where}): nada con que compararlos"
-            if lang == "es" else f"{count} {noun} in one build only ({where}): nothing to "
-            "compare with")
+    key = "drift_collapsed_every" if verdict == "identical" else "drift_collapsed_one"
+    return word(lang, key, count=count, noun=noun, where=listed(builds, lang))
 
 
 def listed(items: Sequence[str], lang: str) -> str:
     """``a, b y c`` / ``a, b and c``."""
     if len(items) < 2:
         return "".join(items)
-    return f"{', '.join(items[:-1])} {'y' if lang == 'es' else 'and'} {items[-1]}"
+    return f"{', '.join(items[:-1])} {word(lang, 'drift_and')} {items[-1]}"
 
 
 def _timing(lang: str, verdict: str, other: str, base: str, ratio: tuple[float, float, float],
             floor: float | None, clock: str, margin: float) -> str:
     (point, low, high), shown_floor = interval_texts(ratio, floor, lang)
-    es = lang == "es"
-    time = ({"cpu": "tiempo de CPU", "wall": "tiempo de reloj"} if es
-            else {"cpu": "CPU time", "wall": "wall time"})[clock]
-    head = (f"{other} tarda {point}× lo de {base} en {time}" if es
-            else f"{other} takes {point}× the {time} of {base}")
-    interval = f"{'intervalo' if es else 'interval'} {low}–{high}"
-    noise = "–".join(shown_floor) if shown_floor else ("sin control" if es else "no control")
-    within = f"±{compact(margin * 100, lang)}{' %' if es else '%'}"
-    if verdict == "changed":
-        return (f"{head} ({speed_text(ratio[0], lang)}; {interval}, fuera del ruido {noise})"
-                if es else f"{head} ({speed_text(ratio[0], lang)}; {interval}, outside the "
-                f"noise {noise})")
-    if verdict == "no-measurable-difference":
-        return (f"{head} ({interval}; al 90 %, dentro de {within})" if es
-                else f"{head} ({interval}; at 90%, within {within})")
-    return (f"{head} ({interval}; ruido del control {noise}; ni un cambio fuera del ruido "
-            f"ni una equivalencia dentro de {within})" if es else
-            f"{head} ({interval}; control noise {noise}; neither a change outside the noise "
-            f"nor an equivalence within {within})")
+    head = word(lang, "drift_detail_head", other=other, point=point, base=base,
+                time=word(lang, f"drift_clock_{clock}"))
+    interval = word(lang, "drift_detail_interval", low=low, high=high)
+    noise = "–".join(shown_floor) if shown_floor else word(lang, "drift_no_control")
+    within = word(lang, "percent", n=f"±{compact(margin * 100, lang)}")
+    key = {"changed": "drift_detail_changed",
+           "no-measurable-difference": "drift_detail_equivalent"}.get(
+        verdict, "drift_detail_inconclusive")
+    return word(lang, key, head=head, speed=speed_text(ratio[0], lang), interval=interval,
+                noise=noise, within=within)
 
 
 def drift_detail(lang: str, *, kind: str, verdict: str, builds: tuple[str, ...],
@@ -107,38 +93,28 @@ def drift_detail(lang: str, *, kind: str, verdict: str, builds: tuple[str, ...],
                  needed: int, ratio: tuple[float, float, float] | None,
                  floor: float | None, clock: str, margin: float) -> str:
     """One drift item's detail in ``lang``; empty when the verdict says it all."""
-    es = lang == "es"
     names = listed(named, lang)
     if verdict == "missing":
-        if kind == "trial":
-            return f"sin fila en {names}" if es else f"no row in {names}"
-        return f"no observado en {names}" if es else f"not observed in {names}"
+        return word(lang, f"drift_detail_missing_{kind}", names=names)
     if verdict == "single-build":
-        return (f"solo {builds[0]} está registrada en {device}" if es
-                else f"only {builds[0]} is recorded on {device}")
+        return word(lang, "drift_detail_single", build=builds[0], device=device)
     if verdict == "failing" and kind == "example":
-        return (f"la expectativa analítica falla solo en {names}" if es
-                else f"the analytic expectation fails in {names} only")
+        return word(lang, "drift_detail_failing_example", names=names)
     if verdict == "failing":
         if not named:
-            return ("sin muestras de tiempo en todas las versiones" if es
-                    else "no timing samples in every build")
-        return (f"falla (error o calidad) solo en {names}" if es
-                else f"fails (error or quality) in {names} only")
+            return word(lang, "drift_detail_no_samples")
+        return word(lang, "drift_detail_failing_trial", names=names)
     if verdict == "other-hardware":
-        return f"registrado en {' / '.join(named)}" if es else f"recorded on {' / '.join(named)}"
+        return word(lang, "drift_detail_hardware", names=" / ".join(named))
     if verdict == "within-tolerance":
-        return ("los valores difieren dentro de la tolerancia analítica" if es
-                else "values differ within the analytic tolerance")
+        return word(lang, "drift_detail_within")
     if verdict == "changed" and kind == "example":
         return "; ".join(named)
     if ratio is None and verdict == "inconclusive":
         counts = listed([f"{n} ({b})" for n, b in zip(runs, builds, strict=True)], lang)
         noise = (ratio_texts([floor], lang)[0] if floor is not None
-                 else ("sin control" if es else "no control"))
-        return (f"ejecuciones por versión: {counts}; un veredicto necesita {needed}; suelo "
-                f"de ruido del control: {noise}" if es else f"runs per build: {counts}; a "
-                f"verdict needs {needed}; control noise floor: {noise}")
+                 else word(lang, "drift_no_control"))
+        return word(lang, "drift_detail_runs", counts=counts, needed=needed, noise=noise)
     if ratio is None:
         return ""
     return _timing(lang, verdict, other, builds[0], ratio, floor, clock, margin)
