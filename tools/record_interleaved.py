@@ -64,8 +64,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--min-run-time", help="passed on to record: seconds per run")
     args = parser.parse_args(argv)
     mode = "quick" if args.quick else "full"
-    session = (datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%SZ") + "-"
-               + secrets.token_hex(3))
+    # A CI job names its own session (record-cpu.yml); by hand, one is made here.
+    session = os.environ.get("HARNESS_RECORD_SESSION") or (
+        datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3))
     env = {**os.environ, "HARNESS_RECORD_SESSION": session, "OMP_NUM_THREADS": "1"}
     common = ["--device", args.device, f"--{mode}"]
     common += ["--results", args.results] if args.results else []
