@@ -117,6 +117,15 @@ def _quoted_include(root: Path) -> str:
             r"\(inside a block quote, where Sybil does not collect it\)")
 
 
+def _imports_harness(root: Path) -> str:
+    """Promise 4: the shown part of a snippet uses the harness, which a reader lacks
+    (the editable install would make it run here)."""
+    snippet = root / "snippets/que-es-pytorch/metadatos_tensor.py"
+    line = inject(snippet, "import torch\n", "import torch\nfrom harness.core import compare\n") + 1
+    return (rf"snippets/que-es-pytorch/metadatos_tensor\.py:{line}: imports 'harness'; an "
+            r"example imports only ")
+
+
 #: mistake → (inject it, returning the pattern its message must match; the failed step).
 MISTAKES = {
     "bad-rtol": (_bad_rtol, "sources"),
@@ -129,6 +138,7 @@ MISTAKES = {
     "other-snippets-name": (_other_snippets_name, "sources"),
     "no-expectation": (_no_expectation, "sources"),
     "quoted-include": (_quoted_include, "sources"),
+    "imports-harness": (_imports_harness, "sources"),
 }
 
 
