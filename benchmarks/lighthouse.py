@@ -186,17 +186,21 @@ def _median(reports: list[dict[str, Any]]) -> dict[str, Any]:
 def _table(results: Results, *, runs: int) -> None:
     def row(cells: list[str]) -> str:
         return "  ".join(f"{c:<16}" if i < 2 else f"{c:>14}" for i, c in enumerate(cells))
-    print("\n" + row(["page", "form", *CATEGORIES, "cpu index"]))
+    print("\n" + row(["page", "form", *CATEGORIES, "cpu index", "dom-size"]))
     for (page, form), found in results.items():
         cells = [f"/{page}", form] + ([] if found else ["no result (see above)"])
         for category in CATEGORIES if found else ():
             scores = sorted(_score(r, category) for r in found)
             spread = f" ({scores[0]}–{scores[-1]})" if scores[0] != scores[-1] else ""
             cells.append(f"{_score(_median(found), category)}{spread}")
-        print(row(cells + [f"{_median(found)['environment']['benchmarkIndex']:.0f}"] * bool(found)))
+        median = _median(found) if found else {}
+        dom = (median.get("audits") or {}).get("dom-size", {}).get("numericValue")
+        print(row(cells + [f"{median['environment']['benchmarkIndex']:.0f}",
+                           "—" if dom is None else f"{dom:.0f}"] * bool(found)))
     print(f"\nThe median of {runs} run(s) by performance (in parentheses the range). Targets: "
           + ", ".join(f"{c} {t}" for c, t in TARGETS.items()) + ".\ncpu index: Lighthouse's "
-          "benchmarkIndex here; under 1000 the CPU is slower than Lighthouse expects.")
+          "benchmarkIndex here; under 1000 the CPU is slower than Lighthouse expects. dom-size: "
+          "the elements Lighthouse counts in the page's body (issue 28: Medir under 1,500).")
 
 
 def _failures(results: Results) -> None:

@@ -33,11 +33,19 @@ ROOT = Path(__file__).resolve().parents[1]
 TRIALS = ROOT / "trials" / "trials.toml"
 
 
-def trials(*, device: str, mode: str, groups: list[str] | None = None) -> list[str]:
-    """The trials that apply to ``device`` (of ``groups``, if given), in file order."""
-    return [t["name"] for t in tomllib.loads(TRIALS.read_text(encoding="utf-8")).get("trial", [])
-            if device in t.get("devices", [device])
-            and (t.get("group") in groups if groups else mode == "full" or t.get("quick"))]
+def trials(*, device: str, mode: str, groups: list[str] | None = None,
+           names: list[str] | None = None) -> list[str]:
+    """The trials that apply to ``device`` (of ``groups``, or named, if given), in file
+    order. A name that is no trial of ``device`` stops the run before anything records."""
+    declared = [t for t in tomllib.loads(TRIALS.read_text(encoding="utf-8")).get("trial", [])
+                if device in t.get("devices", [device])]
+    if names:
+        unknown = sorted(set(names) - {t["name"] for t in declared})
+        if unknown:
+            raise SystemExit(f"{TRIALS}: no {device} trial named {', '.join(unknown)}")
+        return [t["name"] for t in declared if t["name"] in names]
+    return [t["name"] for t in declared
+            if (t.get("group") in groups if groups else mode == "full" or t.get("quick"))]
 
 
 def _record(python: str, args: list[str], env: dict[str, str]) -> None:
@@ -54,6 +62,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--quick", action="store_true", help="only trials marked quick")
     parser.add_argument("--groups", nargs="+", help="only these trial groups")
+    parser.add_argument("--trials", nargs="+", metavar="NAME",
+                        help="only these trials (to finish a session: set "
+                             "HARNESS_RECORD_SESSION to its name)")
     parser.add_argument("--no-control", action="store_true", help="skip the control runs")
     parser.add_argument("--no-examples", action="store_true",
                         help="skip observing the examples (a trial of the method)")
@@ -76,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"session {session}: {len(args.pythons)} builds", flush=True)
     for python in [] if args.no_examples else args.pythons:
         _record(python, [*common, "--only", "examples"], env)
-    chosen = trials(device=args.device, mode=mode, groups=args.groups)
+    chosen = trials(device=args.device, mode=mode, groups=args.groups, names=args.trials)
     for turn, trial in enumerate(chosen):
         shift = turn % len(args.pythons)
         order = args.pythons[shift:] + args.pythons[:shift]
