@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from harness.core.errors import HarnessError, suggest
 from harness.core.rows import TrialRow
 from harness.core.types import DEVICE_TYPES, DTYPES, TASKS, TrialSpec
-from harness.records.drift import summaries
-from harness.records.drift_stats import ALPHA, ratio_interval, runs_needed
+from harness.records.drift import control_shifts, machine, summaries
+from harness.records.drift_stats import runs_needed, timing_verdict, window_noise
 from harness.records.store import DeviceRecord, Records
 from harness.sources.claims import Claim
 
@@ -58,8 +58,9 @@ def _same_work(spec: TrialSpec, other: TrialSpec) -> bool:
 def _faster(record: DeviceRecord, specs: dict[str, TrialSpec], than: str,
             passing: bool) -> dict[str, list[str]] | None:
     """dtype → the sizes at which its row is faster than the ``than`` row of the same
-    work in ``record``: the exact interval of the ratio of their run summaries (the drift
-    report's, Bonferroni over every pair compared) lies below 1. A dtype that is its own
+    work in ``record``: the exact interval of the ratio of their run summaries, widened by
+    the drift between recording windows (the drift report's rule, Bonferroni over every
+    pair compared), lies below 1. A dtype that is its own
     quality reference never counts as passing (its error is 0 by construction). ``None``
     when a pair has too few runs to tell."""
     pairs: list[tuple[TrialSpec, TrialRow, TrialRow]] = []
@@ -73,15 +74,20 @@ def _faster(record: DeviceRecord, specs: dict[str, TrialSpec], than: str,
             if other.dtype != than or not _same_work(spec, other):
                 continue
             base = record.row(other.name)
-            if base is not None and base.latency is not None and not base.error:
+            # Two rows measured on different processors compare machines, not dtypes.
+            if (base is not None and base.latency is not None and not base.error
+                    and machine(record, base) == machine(record, row)):
                 pairs.append((spec, row, base))
     found: dict[str, list[str]] = {}
+    # Two trials are two recording windows, as two builds are: the same widening.
+    window = window_noise(control_shifts(record))
     for spec, row, base in pairs:
         faster, slower = (s.cpu or s.wall for s in (summaries(record, row),
                                                      summaries(record, base)))
-        if min(len(faster), len(slower)) < runs_needed(len(pairs)):
+        if window is None or min(len(faster), len(slower)) < runs_needed(len(pairs)):
             return None
-        interval = ratio_interval(slower, faster, ALPHA / len(pairs))
+        interval = timing_verdict(slower, [faster], floor=1.0, margin=0.0, window=window,
+                                  comparisons=len(pairs))[1][0]
         if interval is not None and interval.high < 1.0:
             found.setdefault(spec.dtype, []).append(row.shape.replace("x", "×"))
     return found

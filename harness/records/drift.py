@@ -7,8 +7,9 @@ failure in some builds only), ``other-hardware`` (other processors: not comparab
 for timings :func:`~harness.records.drift_stats.timing_verdict` on run summaries (one per
 process; the timed thread's CPU time where every compared run recorded it). A comparison
 compares torch only if nothing else differs: each device's :class:`Setup` says what else
-does (several sessions, wheel variants). A trial's noise floor is its own same-build
-control run's (``<device>.control.csv``), if any.
+does (several sessions, wheel variants) and how far two recording windows of one build
+drift apart (w, from all the device's same-build controls). A trial's noise floor is its
+own same-build control run's (``<device>.control.csv``), if any.
 """
 
 from __future__ import annotations
@@ -21,13 +22,19 @@ from typing import Literal
 from harness.core.compare import compare
 from harness.core.rows import TrialRow
 from harness.core.types import Expectation, Observation
-from harness.records.drift_stats import Interval, run_summaries, runs_needed, timing_verdict
+from harness.records.drift_stats import (
+    Interval,
+    run_summaries,
+    runs_needed,
+    timing_verdict,
+    window_noise,
+)
 from harness.records.store import DeviceRecord, Records
 from harness.sources.trials import Method, load_method
 from harness.text.drift_words import drift_detail
 
-__all__ = ["Drift", "Setup", "Summaries", "Verdict", "drift_report", "setup_of", "summaries",
-           "trial_drift"]
+__all__ = ["Drift", "Setup", "Summaries", "Verdict", "control_shifts", "drift_report", "machine",
+           "setup_of", "summaries", "trial_drift"]
 
 Verdict = Literal["identical", "within-tolerance", "changed", "failing", "missing",
                   "no-measurable-difference", "inconclusive", "other-hardware",
@@ -43,6 +50,8 @@ class Setup:
     one_session: bool  # every compared run names the same non-empty session
     variants: tuple[str, ...] = ()  # the builds' wheel variants when they differ
     controls: tuple[str, ...] = ()  # builds that hold a control run
+    window: float | None = None  # w: the log shift between two windows of a build (its sd)
+    shifts: int = 0  # the same-build controls w was estimated from
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -120,17 +129,39 @@ def setup_of(device: str, records: list[DeviceRecord]) -> Setup:
     """What differs between ``records`` (one device key) besides torch."""
     builds = tuple(r.torch_build for r in records)
     # The runs that measured the compared timings: an examples run kept from another
-    # session (its observations unchanged) measured nothing compared here.
-    sessions = {r.environment_of(row.run_id).session for r in records
-                for row in [*r.rows, *r.control_rows]}
+    # session (its observations unchanged) measured nothing compared here. A comparison
+    # is within one trial, so each trial's builds (and control) must share one session;
+    # two trials may come from two sessions.
+    sessions: dict[str, set[str]] = {}
+    for r in records:
+        for row in [*r.rows, *r.control_rows]:
+            sessions.setdefault(row.trial, set()).add(r.environment_of(row.run_id).session)
     variants = tuple(dict.fromkeys(b.partition("+")[2] or "pypi" for b in builds))
-    one_session = len(sessions) == 1 and "" not in sessions
+    one_session = bool(sessions) and all(len(s) == 1 and "" not in s
+                                         for s in sessions.values())
+    shifts = control_shifts(records[0]) if records else []
     return Setup(device=device, builds=builds, one_session=one_session,
                  variants=variants if len(variants) > 1 else (),
-                 controls=tuple(r.torch_build for r in records if r.control_rows))
+                 controls=tuple(r.torch_build for r in records if r.control_rows),
+                 window=window_noise(shifts), shifts=len(shifts))
 
 
-def _machine(record: DeviceRecord, row: TrialRow) -> str:
+def control_shifts(record: DeviceRecord, *, leave_out: str = "") -> list[float]:
+    """Each same-build control's ratio to its build (median of run summaries, on the clock
+    both recorded), one per trial but ``leave_out``: the draws of the window shift."""
+    found = []
+    for control in record.control_rows:
+        main = record.row(control.trial)
+        if control.trial == leave_out or main is None or main.failed or control.failed:
+            continue
+        ours, again = summaries(record, main), summaries(record, control)
+        clock = "cpu" if ours.cpu and again.cpu else "wall"
+        if ours.on(clock) and again.on(clock):
+            found.append(statistics.median(again.on(clock)) / statistics.median(ours.on(clock)))
+    return found
+
+
+def machine(record: DeviceRecord, row: TrialRow) -> str:
     """The processor a row ran on: the device, its host CPU (on an accelerator) and the
     CPU's vendor numbering where the record keeps it."""
     env = record.environment_of(row.run_id)
@@ -154,7 +185,7 @@ def trial_drift(trial: str, device: str, records: list[DeviceRecord], *,
     failed = tuple(row.torch_build for row in present if row.failed)
     if failed and len(failed) < len(present):
         return replace(base_drift, verdict="failing", named=failed)
-    machines = tuple(dict.fromkeys(_machine(r, row) for r, row in zip(records, present,
+    machines = tuple(dict.fromkeys(machine(r, row) for r, row in zip(records, present,
                                                                        strict=True)))
     if len(machines) > 1:
         return replace(base_drift, verdict="other-hardware", named=machines)
@@ -175,7 +206,8 @@ def trial_drift(trial: str, device: str, records: list[DeviceRecord], *,
     if min(runs) < needed:
         return replace(counted, verdict="inconclusive")
     base, others = found[0].on(clock), [s.on(clock) for s in found[1:]]
-    verdict, intervals = timing_verdict(base, others, floor=floor, margin=method.margin)
+    verdict, intervals = timing_verdict(base, others, floor=floor, margin=method.margin,
+                                        window=setup.window)
     # The build shown is the one farthest from the reference.
     distance = [abs(math.log(i.ratio)) if i is not None else -1.0 for i in intervals]
     index = distance.index(max(distance))

@@ -22,18 +22,34 @@ distribution) the interval excludes 0 exactly when the two-sided Mann–Whitney 
 which has probability at most 2·P(U ≤ k−1) with no shift model needed. A bootstrap was not
 used: with five runs a build it covers far less than it claims.
 
-**Verdicts.** Against the oldest build, each of the other b builds gets a change interval
-at confidence 1 − 5 %/b (Bonferroni over the comparisons of one trial), so P(any false
-«cambió») ≤ 5 % for the trial whatever the number of builds. «cambió» needs the interval to
-exclude 1 *and* the trial's own noise floor: the ratio its same-build control run reached
-against the build it repeats (≥ 1), which only makes «cambió» harder. «sin diferencia
-medible» needs an equivalence test (two one-sided tests, TOST): each build's 90 % interval
-inside [1/(1+margin), 1+margin]; when the true ratio lies outside the margin, each test
-wrongly passes with probability at most 5 %, and all must pass (intersection–union), so
-P(false «sin diferencia medible») ≤ 5 %. Anything else is «no concluyente».
+**The window adds its own shift.** The runs of a build are recorded one after the other,
+in one window of a few minutes, and the machine drifts between windows: the committed
+control (the same build again, in its own window) read «cambió» against its build in 5 of
+28 trials when the runs were taken as the only noise. So the difference between two
+builds' windows carries a shift W of its own, which the runs cannot see. Each same-build
+control is one draw of W (same build, two windows): over a device's trials, the median
+|log(control/build)| divided by 0.6745 estimates W's standard deviation w (robust: the
+median absolute value of a centred normal is 0.6745 times its deviation), needing at least
+:data:`MIN_CONTROLS` controls; :func:`window_noise`. Each end of a run interval is then
+moved out by z·w on the log scale.
 
-**Runs needed.** An interval at confidence 1 − α exists only when even [D₍₁₎, D₍ₘₙ₎]
-reaches it: 2/C(m+n, m) ≤ α. :func:`runs_needed` gives the fewest runs a build (equal
+**Verdicts.** Against the oldest build, each of the other b builds gets a change interval:
+the run interval at confidence 1 − α/2 widened by z₁₋α/₄·w, with α = 5 %/b (Bonferroni over
+the comparisons of one trial). With no change between builds the widened interval excludes
+1 only if the run interval misses the windows' shift (probability ≤ α/2) or |W| > z·w
+(probability α/2 when w is right), so P(any false «cambió») ≤ 5 % for the trial whatever
+the number of builds. «cambió» needs the widened interval to exclude 1 *and* the trial's
+own noise floor: the ratio its same-build control run reached against the build it
+repeats (≥ 1), which only makes «cambió» harder. «sin diferencia medible» needs an
+equivalence test (two one-sided tests, TOST): each build's interval at 1 − 2·(α/2),
+widened by z₁₋α/₂·w (5 % split the same way, one side each), inside
+[1/(1+margin), 1+margin]; when the true ratio lies outside the margin, each test wrongly
+passes with probability at most 5 %, and all must pass (intersection–union), so P(false «sin
+diferencia medible») ≤ 5 %. Where w is as large as the margin, nothing can be shown
+equivalent: the page says so rather than promise it. Anything else is «no concluyente».
+
+**Runs needed.** An interval at confidence 1 − α/2 exists only when even [D₍₁₎, D₍ₘₙ₎]
+reaches it: 2/C(m+n, m) ≤ α/2. :func:`runs_needed` gives the fewest runs a build (equal
 counts) for b comparisons; below it the verdict is «no concluyente» and says why.
 """
 
@@ -45,11 +61,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
+from statistics import NormalDist
 from typing import Literal
 
 __all__ = [
-    "ALPHA", "Interval", "TimingVerdict", "mann_whitney_cdf",
+    "ALPHA", "MIN_CONTROLS", "Interval", "TimingVerdict", "mann_whitney_cdf",
     "moses_rank", "ratio_interval", "run_summaries", "runs_needed", "timing_verdict",
+    "window_noise",
 ]
 
 #: Bound on a false «cambió» for one trial (over all its builds), and on a false «sin
@@ -57,6 +75,10 @@ __all__ = [
 ALPHA = Fraction(5, 100)
 
 TimingVerdict = Literal["changed", "no-measurable-difference", "inconclusive"]
+
+#: Same-build controls a device needs before its window shift is estimated: fewer, and no
+#: timing verdict but «no concluyente» is given.
+MIN_CONTROLS = 5
 
 
 @cache
@@ -92,11 +114,30 @@ def moses_rank(m: int, n: int, alpha: Fraction) -> int | None:
 
 
 def runs_needed(comparisons: int = 1) -> int:
-    """Fewest runs per build (equal counts) for a change interval over ``comparisons``."""
+    """Fewest runs per build (equal counts) for a change interval over ``comparisons``
+    (the runs' half of the error: α/2 each)."""
     n = 1
-    while moses_rank(n, n, ALPHA / max(comparisons, 1)) is None:
+    while moses_rank(n, n, ALPHA / max(comparisons, 1) / 2) is None:
         n += 1
     return n
+
+
+def window_noise(shifts: Sequence[float]) -> float | None:
+    """w, the standard deviation of the log shift between two recording windows of one
+    build, from ``shifts`` (each a control's ratio to its build, on one device): median
+    |log shift| / 0.6745. ``None`` with fewer than :data:`MIN_CONTROLS`."""
+    logs = [abs(math.log(r)) for r in shifts if r > 0]
+    if len(logs) < MIN_CONTROLS:
+        return None
+    return statistics.median(logs) / NormalDist().inv_cdf(0.75)
+
+
+def _widened(interval: Interval | None, by: float) -> Interval | None:
+    """``interval`` with each end moved out by the factor e^``by``."""
+    if interval is None:
+        return None
+    return Interval(ratio=interval.ratio, low=interval.low * math.exp(-by),
+                    high=interval.high * math.exp(by))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -132,24 +173,31 @@ def ratio_interval(base: Sequence[float], other: Sequence[float],
 
 
 def timing_verdict(base: Sequence[float], others: Sequence[Sequence[float]], *,
-                   floor: float | None, margin: float
-                   ) -> tuple[TimingVerdict, list[Interval | None]]:
+                   floor: float | None, margin: float, window: float | None,
+                   comparisons: int = 0) -> tuple[TimingVerdict, list[Interval | None]]:
     """The verdict on one trial, from run summaries: the reference's and each other
-    build's. Returns the change intervals (one per other build, ``None`` with too few runs).
+    build's, and ``window`` (w, :func:`window_noise`). Returns the change intervals, widened
+    for the windows (one per other build, ``None`` with too few runs).
 
     «changed»: some build's interval excludes 1 and the noise band of ``floor`` (a trial
-    without a control has no floor and never reads «changed»); «no-measurable-difference»:
-    every build's 90 % interval lies inside ±``margin``; else «inconclusive».
+    without a control has no floor, and a device without enough controls no ``window``:
+    neither reads «changed»); «no-measurable-difference»: every build's equivalence
+    interval lies inside ±``margin``; else «inconclusive». ``comparisons``: how many
+    intervals the caller reads at once (Bonferroni; default: one per other build).
     """
-    alpha = ALPHA / max(len(others), 1)
-    intervals = [ratio_interval(base, other, alpha) for other in others]
-    if floor is not None and any(i is not None and (i.high < 1.0 or i.low > 1.0)
-                                 and not (i.low <= floor and i.high >= 1.0 / floor)
-                                 for i in intervals):
+    alpha = ALPHA / max(comparisons or len(others), 1)
+    z = NormalDist().inv_cdf(1 - float(alpha) / 4) * (window or 0.0)
+    intervals = [_widened(ratio_interval(base, other, alpha / 2), z) for other in others]
+    if window is None or floor is None:
+        return "inconclusive", intervals
+    if any(i is not None and (i.high < 1.0 or i.low > 1.0)
+           and not (i.low <= floor and i.high >= 1.0 / floor) for i in intervals):
         return "changed", intervals
     bound = 1.0 + margin
-    # Two one-sided tests at ALPHA each read the 1 − 2·ALPHA interval.
-    tost = [ratio_interval(base, other, 2 * ALPHA) for other in others]
+    # Two one-sided tests at ALPHA each: the run interval two-sided at ALPHA (α/2 a side),
+    # widened by the window's one-sided z at ALPHA/2.
+    shift = NormalDist().inv_cdf(1 - float(ALPHA) / 2) * window
+    tost = [_widened(ratio_interval(base, other, ALPHA), shift) for other in others]
     if tost and all(t is not None and t.low >= 1 / bound and t.high <= bound for t in tost):
         return "no-measurable-difference", intervals
     return "inconclusive", intervals

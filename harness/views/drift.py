@@ -20,10 +20,17 @@ import re
 import statistics
 from collections import Counter
 from collections.abc import Mapping
+from statistics import NormalDist
 
 from harness.core.types import DEVICE_TYPES, TrialSpec
 from harness.records.drift import Drift, Setup
-from harness.records.drift_stats import ALPHA, moses_rank, runs_needed
+from harness.records.drift_stats import (
+    ALPHA,
+    MIN_CONTROLS,
+    moses_rank,
+    ratio_interval,
+    runs_needed,
+)
 from harness.records.store import version_key
 from harness.sources.trials import Method, load_method
 from harness.text.drift_words import collapsed_text, listed, verdict_count
@@ -35,6 +42,7 @@ from harness.text.numbers import (
     decimal,
     interval_texts,
     latency_scale,
+    localized,
     ratio_texts,
     speed_text,
     unbroken,
@@ -144,12 +152,15 @@ def _worked(d: Drift, labels: Mapping[str, str], lang: str) -> str:
     """The first compared row, read step by step: run summaries, ratios, interval, verdict."""
     base, other = d.samples
     alpha = ALPHA / max(len(d.builds) - 1, 1)
-    k = moses_rank(len(base), len(other), alpha)
-    if d.interval is None or k is None:
+    # The runs' half of the error (drift_stats): the interval before the window widens it.
+    k = moses_rank(len(base), len(other), alpha / 2)
+    runs = ratio_interval(base, other, alpha / 2)
+    if d.interval is None or k is None or runs is None or d.setup is None:
         return ""
     factor, unit = latency_scale(statistics.median(base))
     (point, low, high), noise = interval_texts(
         (d.interval.ratio, d.interval.low, d.interval.high), d.floor, lang)
+    (_, runs_low, runs_high), _ = interval_texts((runs.ratio, runs.low, runs.high), None, lang)
 
     def times(values: tuple[float, ...]) -> str:
         shown = [decimal(v / factor, lang, digits=3) for v in sorted(values)]
@@ -159,6 +170,8 @@ def _worked(d: Drift, labels: Mapping[str, str], lang: str) -> str:
         label=cell(labels.get(d.item, d.item)), base=cell(d.builds[0]), other=cell(d.other),
         n1=len(base), n2=len(other), runs1=times(base), runs2=times(other),
         pairs=len(base) * len(other), k=k, point=point, low=low, high=high,
+        runs_low=runs_low, runs_high=runs_high,
+        window=word(lang, "percent", n=decimal((d.setup.window or 0) * 100, lang, digits=2)),
         confidence=_percent(float(1 - alpha), lang), verdict=d.verdict,
         margin=_percent(d.margin, lang), noise="–".join(noise) or word(lang, "drift_no_control"),
         speed=speed_text(d.interval.ratio, lang))
@@ -215,9 +228,11 @@ def _instructions(items: list[Drift], labels: Mapping[str, str], lang: str,
     for d in counted:
         base = d.instructions[0]
         cells = [Cell(html=_item_html(d, labels), css="harness-id"),
-                 Cell(html=decimal(base, lang) if base else missing, numeric=True)]
+                 Cell(html=localized(f"{round(base):,}", lang) if base else missing,
+                      numeric=True)]
+        # One precision for builds and control: the control's spread is what reads them.
         for count in d.instructions[1:]:
-            cells.append(Cell(html=f"{decimal(count / base, lang, digits=4)}×"
+            cells.append(Cell(html=f"{decimal(count / base, lang, digits=6)}×"
                               if count and base else missing, numeric=True))
         control = d.instructions_control
         if control and base:
@@ -246,6 +261,17 @@ def _setups(report: list[Drift], lang: str, method: Method) -> list[str]:
             notes.append(word(lang, "drift_variants").format(variants=" / ".join(setup.variants)))
         notes.append(word(lang, "drift_floor").format(controls=", ".join(setup.controls))
                      if setup.controls else word(lang, "drift_no_floor"))
+        if setup.controls and setup.window is None:
+            notes.append(word(lang, "drift_no_window").format(needed=MIN_CONTROLS))
+        elif setup.window is not None:
+            notes.append(word(lang, "drift_window").format(
+                window=word(lang, "percent", n=decimal(setup.window * 100, lang, digits=2)),
+                shifts=setup.shifts))
+            # The equivalence interval is widened by z·w at least: past the margin, never.
+            if NormalDist().inv_cdf(1 - float(ALPHA) / 2) * setup.window >= math.log1p(
+                    method.margin):
+                notes.append(word(lang, "drift_window_wide").format(
+                    margin=_percent(method.margin, lang)))
         lines.append(f"- {cell(setup.device)}: " + "; ".join(cell(n) for n in notes) + ".")
     builds = max(len(s.builds) for s in seen.values())
     reason = {"es": method.margin_reason, "en": method.margin_reason_en}[lang]

@@ -45,13 +45,15 @@ def timing(item: str, base: tuple[float, ...], other: tuple[float, ...], *,
     """A trial's drift as :func:`harness.records.drift.trial_drift` makes it."""
     needed = runs_needed(1)
     setup = Setup(device="cpu", builds=BUILDS, one_session=True,
-                  controls=BUILDS[:1] if floor else ())
+                  controls=BUILDS[:1] if floor else (), window=0.01 if floor else None,
+                  shifts=5 if floor else 0)
     common = dict(kind="trial", item=item, device="cpu", builds=BUILDS, setup=setup,
                   runs=(len(base), len(other)), needed=needed, floor=floor, clock="cpu",
                   margin=0.05)
     if min(len(base), len(other)) < needed:
         return Drift(verdict="inconclusive", **common)  # type: ignore[arg-type]
-    verdict, (interval,) = timing_verdict(base, [other], floor=floor, margin=0.05)
+    verdict, (interval,) = timing_verdict(base, [other], floor=floor, margin=0.05,
+                                          window=setup.window)
     return Drift(verdict=verdict, other=BUILDS[1], interval=interval,  # type: ignore[arg-type]
                  samples=(base, other), **common)
 
@@ -175,6 +177,14 @@ def test_the_worked_example_is_read_from_the_first_compared_row() -> None:
     for report, reason in ((faster, "2,0× más rápido"), (noisy, "el veredicto es «no "
                            "concluyente»"), (same, "«sin diferencia medible»")):
         assert reason in text_of(drift_markdown(report, "es", specs=load_trials()))
+
+
+def test_the_english_worked_example_writes_real_ordinals() -> None:
+    """Five runs a build put the runs' interval at the 2nd ratio from each end: not «2th»."""
+    english = text_of(drift_markdown(every_verdict(), "en", specs=load_trials()))
+    worked = english[english.index("Worked example"):]
+    assert "from the 2nd smallest ratio to the 2nd largest" in worked, worked[:600]
+    assert not re.search(r"\b(1|2|3)th\b", english)
 
 
 def test_a_rounded_interval_keeps_its_side_of_one_and_of_the_band() -> None:
