@@ -25,9 +25,19 @@ _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]|#<>!~])")
 _ENTITIES = str.maketrans({c: f"&#{ord(c)};" for c in "[]()!`*|{}\\~"})
 
 
+#: Runs of whitespace but the no-break spaces (U+00A0, U+2007, U+202F): those keep a
+#: figure together («1 000», «2,5 ms») and are never a line break.
+_BREAKING_SPACE = re.compile(r"[^\S\u00a0\u2007\u202f]+")
+
+
+def _one_line(text: object) -> str:
+    """``text`` on one line: each run of breaking whitespace one space; no-break spaces kept."""
+    return _BREAKING_SPACE.sub(" ", str(text)).strip(" ")
+
+
 def cell(text: object) -> str:
     """Record text made safe for a table cell: never markup, never a broken row."""
-    flat = " ".join(str(text).split())
+    flat = _one_line(text)
     return _MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(flat, quote=False)).replace("\\&", "&")
 
 
@@ -40,7 +50,7 @@ def code(text: object) -> str:
 def html_text(text: object) -> str:
     """Record text for raw HTML (table cells, attributes, notes): escaped, one line.
     Markdown is not parsed inside the harness's HTML blocks, so no backslashes."""
-    return html.escape(" ".join(str(text).split()), quote=True).translate(_ENTITIES)
+    return html.escape(_one_line(text), quote=True).translate(_ENTITIES)
 
 
 def recorded(markdown: str, *, block: bool = False) -> str:

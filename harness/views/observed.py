@@ -15,6 +15,7 @@ raw HTML with ``markdown="1"`` (md_in_html) so the derivations stay Markdown.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from harness.core.compare import compare, format_value
@@ -165,11 +166,15 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
             env = record.environment_of_runs({o.run_id for o in observed})
             where = env.device_name or env.cpu_model or record.device_key
             threads = word(lang, "thread" if env.threads == 1 else "threads_word")
-            # A snippet id is short enough for a phone's line: no break points (each
-            # <wbr> is an element, and Medir's DOM stays under 1,500; issue 28).
+            # A phone breaks an id after «-»; a run of up to 30 characters between those
+            # fits its line, and gets no break points (each <wbr> is an element, and
+            # Medir's DOM stays under 1,500; issue 28). A longer run may break after «/»
+            # and «_» (issue 30: a snippet name of any length).
+            longest = max(len(run) for run in re.split(r"[-\s]", snippet.id))
+            shown = breakable(code(snippet.id)) if longest > 30 else code(snippet.id)
             body.append(f"- torch {cell(env.torch_build)} · {cell(where)} · {env.threads} "
                         f"{threads} · {cell((max(dates, default='') or env.date)[:10])} · "
-                        f"{word(lang, 'snippet')} {code(snippet.id)} "
+                        f"{word(lang, 'snippet')} {shown} "
                         f"{code('sha256:' + snippet.sha256[:12])}")
     else:
         body.append(word(lang, "no_output"))
