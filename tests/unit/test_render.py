@@ -7,7 +7,7 @@ from harness.core.errors import Location
 from harness.core.rows import TrialRow
 from harness.core.types import Environment, Expectation, Observation, Snippet
 from harness.records.store import DeviceRecord, Records
-from harness.text.markdown import cell, code
+from harness.text.markdown import cell, code, html_text
 from harness.text.numbers import decimal
 from harness.views.measured import Context, environment_table, threads_text
 from harness.views.observed import render_observed
@@ -158,3 +158,12 @@ def test_environment_says_what_threads_are_and_draws_shared_cells_as_one_box() -
     # sets share is listed under the table instead of spanning every column.
     assert html.count("colspan=") == html.count('class="harness-span"') > 0
     assert '<ul class="harness-env-common"><li>Dispositivo: ' in html and "igual en todos" not in html
+
+
+def test_record_text_keeps_its_no_break_spaces_and_loses_its_line_breaks() -> None:
+    """A figure grouped or joined to its unit with a no-break space («1 000», «2,5 ms»)
+    stays whole in a cell or in raw HTML; a line break from a record never reaches a
+    table row. (str.split() took U+202F and U+00A0 for breaking whitespace.)"""
+    for render in (cell, html_text):
+        assert render("1\u202f000\u00a0ms") == "1\u202f000\u00a0ms"
+        assert render(" a\n\tb\r\n c \u2028d ") == "a b c d"
