@@ -13,12 +13,11 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from support import ROOT, SAMPLES, SITE_HOME, without_torch
+from support import ROOT, SAMPLES, SITE_HOME, run, without_torch
 
 #: pytest-playwright for the browser tests, loaded here rather than by its entry point
 #: (pyproject: ``-p no:playwright``): a run of docs/ alone never loads this conftest.
@@ -88,10 +87,9 @@ def mini(pytester: pytest.Pytester) -> Path:
 def build_site(root: Path, destination: Path, *, poison: Path, config: str = "mkdocs.yml"):
     """``mkdocs build --strict`` of ``root`` in a subprocess where importing torch fails:
     the docs build reads records and must never run torch (CONTRIBUTING, promise 5)."""
-    return subprocess.run(
+    return run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", config, "-d", str(destination)],
-        cwd=root, env={**without_torch(poison), **SITE_HOME}, capture_output=True, text=True,
-        timeout=900,  # a backstop: only a build that hangs reaches it
+        cwd=root, env={**without_torch(poison), **SITE_HOME}, capture_output=True, text=True,  # a backstop: only a build that hangs reaches it
     )
 
 

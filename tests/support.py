@@ -13,11 +13,14 @@ import subprocess
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["CHROMIUM_ARGS", "COPIED", "HARNESS", "NOTEBOOK", "NOTEBOOK_OPTIONS", "ROOT", "SAMPLES",
-           "SERVED", "SITE_HOME", "copy_project", "free_port", "inject", "record_files", "serving", "site_path",
-           "without_torch"]
+import pytest
+
+__all__ = ["BACKSTOP_S", "CHROMIUM_ARGS", "COPIED", "HARNESS", "NOTEBOOK", "NOTEBOOK_OPTIONS", "ROOT",
+           "SAMPLES", "SERVED", "SITE_HOME", "copy_project", "free_port", "inject", "record_files",
+           "run", "serving", "site_path", "without_torch"]
 
 ROOT = Path(__file__).resolve().parents[1]
 """The checkout under test."""
@@ -92,15 +95,30 @@ def site_path(config: Path = ROOT / "mkdocs.yml") -> str:
     return path if path.endswith("/") else path + "/"
 
 
+#: How long a test's subprocess or server may take before it is reported as hung: a
+#: backstop only a hang reaches, never a time limit a slow or busy machine can hit.
+BACKSTOP_S = 3600
+
+
+def run(command: list[str], **options: Any) -> subprocess.CompletedProcess[Any]:
+    """``subprocess.run(command, **options)`` under :data:`BACKSTOP_S`; past it the test
+    fails as a hang, naming the command, not as the change's failure."""
+    try:
+        return subprocess.run(command, timeout=BACKSTOP_S, **options)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"hung: `{' '.join(map(str, command))}` still ran after {BACKSTOP_S} s "
+                    "(a backstop for a hang, not a time limit)", pytrace=False)
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
 
 
-def serving(url: str, server: subprocess.Popen, timeout: float) -> str:
-    """Wait until ``url`` answers 200; "" then, or why not (the server exited, or time ran
-    out)."""
+def serving(url: str, server: subprocess.Popen, timeout: float = BACKSTOP_S) -> str:
+    """Wait until ``url`` answers 200; "" then, or why not (the server exited, or it hung
+    past the backstop)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if server.poll() is not None:
@@ -111,7 +129,7 @@ def serving(url: str, server: subprocess.Popen, timeout: float) -> str:
                     return ""
         except OSError:
             time.sleep(0.2)
-    return f"mkdocs serve did not answer {url} within {timeout} s"
+    return f"hung: mkdocs serve did not answer {url} within {timeout} s (a backstop for a hang)"
 
 
 def without_torch(folder: Path) -> dict[str, str]:

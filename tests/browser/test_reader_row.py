@@ -11,13 +11,13 @@ the box empty and filled (in both palettes), on a desktop and on a phone with to
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import urllib.request
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support import run
 
 from tests.browser.browsing import switch_palette
 from tests.browser.test_accessibility import AXE, _axe, _known
@@ -37,9 +37,9 @@ def printed(site_url: str, tmp_path_factory: pytest.TempPathFactory) -> str:
     with urllib.request.urlopen(site_url + "assets/medir.py") as answer:  # noqa: S310 - local
         script.write_bytes(answer.read())
     # The timeout is a backstop for a hang: the two runs take seconds.
-    done = subprocess.run(
+    done = run(
         [sys.executable, str(script), "--trial", TRIAL, "--runs", "2", "--min-run-time", "0.1"],
-        capture_output=True, text=True, timeout=900, cwd=script.parent, check=False)
+        capture_output=True, text=True, cwd=script.parent, check=False)
     assert done.returncode == 0, done.stderr
     return done.stdout
 

@@ -43,7 +43,7 @@ def test_a_snippet_edit_reloads_its_page_in_the_browser(tmp_path: Path, page) ->
         env={**os.environ, **SITE_HOME},
     )
     try:
-        problem = serving(url, server, timeout=600)
+        problem = serving(url, server)
         if problem:
             log.seek(0)
             pytest.fail(f"{problem}:\n{log.read()}")

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import ROOT, inject
+from support import ROOT, inject, run
 
 PAGE = "elegir-pytorch"
 # Long on purpose: a snippet observed by one build is labelled «<page>/<snippet> <name>» on
@@ -59,7 +59,7 @@ def _clone_with_changes(target: Path) -> Path:
     uncommitted changes laid over it (tracked and untracked-but-not-ignored files, as git
     lists them). The installed axe-core (ignored) is linked, as `make browser` leaves it."""
     def git(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[bytes]:
-        return subprocess.run(["git", *args], cwd=cwd, capture_output=True, timeout=1800)
+        return run(["git", *args], cwd=cwd, capture_output=True)
 
     listed = git("ls-files", "-z", "--cached", "--others", "--exclude-standard")
     cloned = git("clone", "-q", str(ROOT), str(target)) if listed.returncode == 0 else listed
@@ -80,15 +80,14 @@ def _clone_with_changes(target: Path) -> Path:
     return target
 
 
-def _make(root: Path, target: str, **env: str) -> tuple[int, str]:
+def _make(root: Path, target: str) -> tuple[int, str]:
     venv = Path(sys.executable).parent.parent
     # Not this run's own pytest settings (xdist's worker name, the current test): the
-    # inner run is a contributor's, started from a shell.
+    # steps are a contributor's, started from a shell.
     clean = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    done = subprocess.run(
-        ["make", "--no-print-directory", "-o", f"{venv}/.installed-torch__2.13.0",
-         f"VENV={venv}", target, f"PAGE={PAGE}"],
-        cwd=root, capture_output=True, text=True, timeout=3600, env={**clean, **env})
+    done = run(["make", "--no-print-directory", "-o", f"{venv}/.installed-torch__2.13.0",
+                f"VENV={venv}", target, f"PAGE={PAGE}"],
+               cwd=root, capture_output=True, text=True, env=clean)
     return done.returncode, done.stdout + done.stderr
 
 
@@ -103,8 +102,8 @@ def test_adding_an_example_step_by_step_never_fails(tmp_path: Path) -> None:
     root = _clone_with_changes(tmp_path / "project")
     # 1. The snippet runs as a reader would run it.
     (root / "snippets" / PAGE / f"{NAME}.py").write_text(SNIPPET, encoding="utf-8")
-    ran = subprocess.run([sys.executable, f"snippets/{PAGE}/{NAME}.py"], cwd=root,
-                         capture_output=True, text=True, timeout=1800)
+    ran = run([sys.executable, f"snippets/{PAGE}/{NAME}.py"], cwd=root, capture_output=True,
+              text=True)
     assert ran.returncode == 0 and "12." in ran.stdout, ran.stderr
     # 2. and 3. The include and the marker on the Spanish page, the expectation.
     inject(root / f"docs/{PAGE}.md", "## Fuentes\n", PROSE["es"] + LINES + "## Fuentes\n")

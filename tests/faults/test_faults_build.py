@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from support import copy_project, inject, record_files, reseal, without_torch
+from support import copy_project, inject, record_files, reseal, run, without_torch
 
 from faults.faults_figures import FIGURE_FAULTS
 from faults.faults_records import RECORD_FAULTS, forged_and_signed_again, signed
@@ -298,7 +298,6 @@ RESIGNED = "forged-and-signed-again"
 def batch(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, object, str]]:
     """Every broken copy of this module, built in one MkDocs process (it starts once):
     key → (the copy, what its injection returned, its build log)."""
-    import subprocess
     import sys
 
     roots: dict[str, Path] = {}
@@ -307,9 +306,9 @@ def batch(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, obj
                               (SIGNED, signed), (RESIGNED, forged_and_signed_again)]:
         root = copy_project(tmp_path_factory.mktemp(key))
         roots[key], injected[key] = root, inject_fault(root)
-    done = subprocess.run(
+    done = run(
         [sys.executable, "-c", BATCH_BUILD, *map(str, roots.values())],
-        capture_output=True, text=True, timeout=1800,
+        capture_output=True, text=True,
         env=without_torch(tmp_path_factory.mktemp("no-torch")),
     )
     logs = dict(zip(roots, done.stdout.split("=== ")[1:], strict=True))

@@ -15,18 +15,18 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from support import ROOT, without_torch
+from support import ROOT, run, without_torch
 
 TINY = ROOT / "tests" / "samples" / "trials" / "tiny.toml"
 
 
 def run_record(results: Path, *, env: dict[str, str] | None = None,
                preexec_fn: Callable[[], None] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    return run(
         [sys.executable, "-m", "harness", "record", "--device", "cpu", "--only", "trials",
          "--results", str(results), "--trials-file", str(TINY), "--min-run-time", "0.02",
          "--trials", "tiny_matmul_float32"],
-        cwd=ROOT, capture_output=True, text=True, timeout=1800, env=env, preexec_fn=preexec_fn)
+        cwd=ROOT, capture_output=True, text=True, env=env, preexec_fn=preexec_fn)
 
 
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="records with torch")
@@ -100,8 +100,8 @@ def test_a_records_folder_that_cannot_be_made_fails_before_torch(tmp_path: Path)
 
 
 def publish(results: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "harness", "publish", *args, "--results",
-                           str(results)], cwd=ROOT, capture_output=True, text=True, timeout=1800)
+    return run([sys.executable, "-m", "harness", "publish", *args, "--results",
+                           str(results)], cwd=ROOT, capture_output=True, text=True)
 
 
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="records with torch")
@@ -139,10 +139,10 @@ def test_meaningless_or_undecodable_trial_settings_name_file_and_line(
     trials = tmp_path / "tiny.toml"
     text = TINY.read_text(encoding="utf-8").replace(old, new, 1)
     trials.write_bytes(text.encode("latin-1") if "señal" in new else text.encode())
-    done = subprocess.run(
+    done = run(
         [sys.executable, "-m", "harness", "record", "--device", "cpu", "--only", "trials",
          "--results", str(tmp_path / "results"), "--trials-file", str(trials)],
-        cwd=ROOT, capture_output=True, text=True, timeout=1800,
+        cwd=ROOT, capture_output=True, text=True,
         env=without_torch(tmp_path / "no-torch"))
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert re.search(message, done.stderr), done.stderr

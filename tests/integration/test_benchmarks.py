@@ -14,12 +14,11 @@ any other exit status, or a script that printed nothing fails.
 from __future__ import annotations
 
 import importlib.util
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from support import ROOT
+from support import ROOT, run
 
 BENCHMARKS = sorted((ROOT / "benchmarks").glob("*.py"))
 #: Script name → its arguments for a smoke run, where ``--quick`` is not enough or absent;
@@ -53,9 +52,8 @@ def test_benchmarks_are_found() -> None:
 def test_each_benchmark_runs_in_its_quick_mode(script: Path, tmp_path: Path) -> None:
     if script.name in NEEDS_TORCH and importlib.util.find_spec("torch") is None:
         pytest.skip(f"{script.name} measures torch, which is not installed")
-    done = subprocess.run([sys.executable, str(script), *arguments(script, tmp_path)],
-                          cwd=ROOT, capture_output=True, text=True,
-                          timeout=1800)  # a backstop: only a hang reaches it
+    done = run([sys.executable, str(script), *arguments(script, tmp_path)],
+                          cwd=ROOT, capture_output=True, text=True)  # a backstop: only a hang reaches it
     output = done.stdout + done.stderr
     assert done.returncode in (0, 1), f"{script.name} exited {done.returncode}:\n{output[-3000:]}"
     # The script's own crash (its file in a traceback), not a traceback it only reports.

@@ -5,12 +5,11 @@ and no traceback; and under pytest, one broken marker is one failure, not dozens
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from support import COPIED, ROOT, copy_project, inject
+from support import COPIED, ROOT, copy_project, inject, run
 
 #: What `check` reads besides the copied site: the seeds and the spelling configuration.
 CHECKED = (*COPIED, "seeds", "pyproject.toml", ".codespell-words.txt")
@@ -20,8 +19,8 @@ GENERIC = ("must carry the same fences and markers", "a stale record: python -m 
 
 
 def _check(root: Path, page: str) -> tuple[int, str]:
-    done = subprocess.run([sys.executable, "-m", "harness", "check", page], cwd=root,
-                          capture_output=True, text=True, timeout=1800)
+    done = run([sys.executable, "-m", "harness", "check", page], cwd=root,
+                          capture_output=True, text=True)
     return done.returncode, done.stdout + done.stderr
 
 
@@ -175,10 +174,10 @@ def test_one_broken_marker_is_one_failure_under_pytest(tmp_path: Path) -> None:
     build's own test fails."""
     root = copy_project(tmp_path / "project", (*CHECKED, "tests"))
     pattern = _unknown_marker_id(root)
-    done = subprocess.run(
+    done = run(
         [sys.executable, "-m", "pytest", "-q", "-rfEs", "-p", "no:randomly",
          "tests/integration/test_site_build.py", "tests/integration/test_links.py"],
-        cwd=root, capture_output=True, text=True, timeout=1800)
+        cwd=root, capture_output=True, text=True)
     out = done.stdout + done.stderr
     summary = out[out.rindex("short test summary"):]
     assert re.search(r"^1 failed, \d+ passed, \d+ skipped in", out.splitlines()[-1]), out

@@ -15,7 +15,7 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from support import ROOT
+from support import ROOT, run
 
 if importlib.util.find_spec("torch") is None:
     pytest.skip("the record command needs torch", allow_module_level=True)
@@ -28,9 +28,8 @@ def dry_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.Comple
     results = tmp_path_factory.mktemp("dry") / "results"
     environment = {**os.environ, "HARNESS_GPU_DRY": "1", "OUT": str(out),
                    "PYTHON": sys.executable}
-    done = subprocess.run(["bash", str(ROOT / "tools" / "gpu_record.sh"), str(results)],
-                          cwd=ROOT, env=environment, capture_output=True, text=True,
-                          timeout=1800, check=False)
+    done = run(["bash", str(ROOT / "tools" / "gpu_record.sh"), str(results)],
+                          cwd=ROOT, env=environment, capture_output=True, text=True, check=False)
     return done, out
 
 

@@ -4,11 +4,10 @@ other's entries, and every build converted every notebook again. Through real bu
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
-from support import ROOT, SITE_HOME, without_torch
+from support import ROOT, SITE_HOME, run, without_torch
 
 NOTEBOOKS = sorted((ROOT / "docs" / "cuadernos").glob("*.ipynb"))
 
@@ -26,9 +25,9 @@ def test_a_second_build_converts_no_notebook_again(site_build: tuple[Path, list[
     assert {"es", "en"} <= set(first), first  # and templates/: Jinja's bytecode cache
     spanish = [n for n in NOTEBOOKS if not n.name.endswith(".en.ipynb")]
     assert len(first["es"]) == len(spanish) and len(first["en"]) == len(NOTEBOOKS) - len(spanish)
-    done = subprocess.run(
+    done = run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site")],
         cwd=ROOT, env={**without_torch(tmp_path / "no-torch"), **SITE_HOME},
-        capture_output=True, text=True, timeout=600)
+        capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
     assert _entries(build_cache) == first  # every entry kept, none written again

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support import SAMPLES
+from support import SAMPLES, run
 
 #: The per-snippet limit of the run: only the hanging snippet reaches it (each page
 #: imports torch before its first snippet's clock starts; the others take milliseconds).
@@ -44,7 +44,6 @@ def add_page(root: Path, name: str, source: str, expect: str, value: str, *, fir
 @pytest.fixture(scope="module")
 def faults(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, str]:
     import shutil
-    import subprocess
     import sys
 
     root = tmp_path_factory.mktemp("faults")
@@ -56,10 +55,10 @@ def faults(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, str]:
     missing = root / "docs/missing.md"
     missing.write_text("# missing\n\ntext\n\n```python\n--8<-- \"pagina/cuadrao.py\"\n```\n")
     (root / "docs/missing.en.md").write_text(missing.read_text())
-    done = subprocess.run(
+    done = run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA", "-q",
          "--continue-on-collection-errors"],
-        cwd=root, capture_output=True, text=True, timeout=900,  # a backstop: a hang
+        cwd=root, capture_output=True, text=True,  # a backstop: a hang
         env={**__import__("os").environ, "HARNESS_EXAMPLE_TIMEOUT": str(HANG_LIMIT_S)},
     )
     return done.returncode, done.stdout + done.stderr

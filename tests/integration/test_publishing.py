@@ -38,7 +38,7 @@ from typing import Any
 
 import pytest
 import yaml
-from support import ROOT, copy_project, without_torch
+from support import ROOT, copy_project, run, without_torch
 
 TAKE = ROOT / ".github" / "scripts" / "take-records.sh"
 DIFF = ROOT / "tools" / "records_diff.py"
@@ -61,9 +61,9 @@ def _today() -> datetime.date:
 def _build(tmp_path: Path, name: str, home: dict[str, str]) -> Path:
     site = tmp_path / name
     env = {k: v for k, v in without_torch(tmp_path / "no-torch").items() if k not in HOME}
-    done = subprocess.run(
+    done = run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)], cwd=ROOT,
-        env={**env, **home}, capture_output=True, text=True, timeout=1800, check=False)
+        env={**env, **home}, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     return site
 
@@ -260,8 +260,8 @@ def test_records_diff_lists_what_changed_first_and_stays_quiet_otherwise(tmp_pat
 
 
 def _upkeep(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(UPKEEP), *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=1800, check=False)
+    return run([sys.executable, str(UPKEEP), *args], cwd=ROOT, capture_output=True,
+                          text=True, check=False)
 
 
 def test_the_end_of_life_is_a_reminder_never_a_gate() -> None:
@@ -306,8 +306,8 @@ def test_nothing_hides_materials_notice() -> None:
                     reason="actionlint, check-jsonschema, zizmor or shellcheck not installed")
 def test_the_workflows_pass_their_three_checks() -> None:
     env = {**os.environ, "PATH": f"{Path(sys.prefix) / 'bin'}{os.pathsep}{os.environ['PATH']}"}
-    done = subprocess.run(["bash", str(ROOT / "tools" / "check_workflows.sh")], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=1800, check=False)
+    done = run(["bash", str(ROOT / "tools" / "check_workflows.sh")], cwd=ROOT, env=env,
+                          capture_output=True, text=True, check=False)
     assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
 
 
@@ -619,8 +619,8 @@ def _tagged(text: str) -> Any:
 
 
 def _derive(target: str) -> str:
-    done = subprocess.run([sys.executable, str(ROOT / ".github" / "scripts" / "derive-config.py"), target],
-                          cwd=ROOT, capture_output=True, text=True, timeout=1800, check=False)
+    done = run([sys.executable, str(ROOT / ".github" / "scripts" / "derive-config.py"), target],
+                          cwd=ROOT, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -738,8 +738,7 @@ def test_the_link_check_names_each_dead_link_and_its_pages(tmp_path: Path, serve
                                            encoding="utf-8")
     (site / "sitemap.xml").write_text("<urlset><url><loc>https://owner.github.io/repo/</loc></url></urlset>",
                                       encoding="utf-8")
-    done = subprocess.run([sys.executable, str(LINKS), str(site)], capture_output=True, text=True,
-                          timeout=1800, check=False)
+    done = run([sys.executable, str(LINKS), str(site)], capture_output=True, text=True, check=False)
     assert done.returncode == 1, done.stdout + done.stderr
     assert f"::error::{server}/gone answered 404 (named in a/index.html)" in done.stdout
     assert f"ok 200 {server}/ok\n" in done.stdout and f"ok 200 {server}/get-only" in done.stdout

@@ -9,11 +9,10 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import subprocess
 import sys
 
 import pytest
-from support import ROOT
+from support import ROOT, run
 
 if importlib.util.find_spec("torch") is None:
     pytest.skip("timing needs torch", allow_module_level=True)
@@ -48,8 +47,8 @@ print(json.dumps(out))
 
 @pytest.fixture(scope="module")
 def measured() -> dict[str, object]:
-    done = subprocess.run([sys.executable, "-c", SCRIPT], cwd=ROOT, capture_output=True,
-                          text=True, timeout=1800, check=False)
+    done = run([sys.executable, "-c", SCRIPT], cwd=ROOT, capture_output=True,
+                          text=True, check=False)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.splitlines()[-1])
 

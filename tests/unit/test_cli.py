@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import ROOT, without_torch
+from support import ROOT, run, without_torch
 
 from harness.commands import cli
 
@@ -22,8 +22,8 @@ LOOKED_FOR = "looked for a folder holding both mkdocs.yml and snippets/"
 
 def harness(*args: str, cwd: Path, env: dict[str, str], flags: tuple[str, ...] = ()
             ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, *flags, "-m", "harness", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=1800)
+    return run([sys.executable, *flags, "-m", "harness", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True)
 
 
 @pytest.fixture

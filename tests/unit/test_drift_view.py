@@ -10,12 +10,11 @@ import html
 import math
 import random
 import re
-import subprocess
 import sys
 from html.parser import HTMLParser
 from typing import Literal
 
-from support import ROOT
+from support import ROOT, run
 
 from harness.commands.drift import report_for
 from harness.records.drift import Drift, Setup, Verdict
@@ -205,15 +204,15 @@ def test_the_chart_draws_one_dot_per_compared_item_with_its_own_band() -> None:
 
 
 def test_the_command_line_report_keeps_working_without_a_chart() -> None:
-    done = subprocess.run([sys.executable, "-m", "harness", "drift", "--lang", "es"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=1800, check=False)
+    done = run([sys.executable, "-m", "harness", "drift", "--lang", "es"], cwd=ROOT,
+                          capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("# Drift between torch builds")
     assert "<table" in done.stdout and "harness-interval-chart" not in done.stdout
     # The committed records hold one run per build: every timing is «no concluyente».
     assert "**Método.**" in done.stdout and "no concluyente" in done.stdout
-    text = subprocess.run([sys.executable, "-m", "harness", "drift", "--format", "text"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=1800, check=False)
+    text = run([sys.executable, "-m", "harness", "drift", "--format", "text"],
+                          cwd=ROOT, capture_output=True, text=True, check=False)
     assert text.returncode == 0 and "runs per build" in text.stdout
 
 

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import ROOT
+from support import ROOT, run
 
 
 def _tool(name: str) -> str:
@@ -30,12 +30,11 @@ def _tool(name: str) -> str:
 
 
 def _run(*command: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    return run(
         command,
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=1800,
         env={**os.environ, "NO_COLOR": "1"},
     )
 

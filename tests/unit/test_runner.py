@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
+from support import run
 
 from harness.run.runner import Outcome, SnippetRequest, run_page
 
@@ -210,9 +210,8 @@ def test_a_network_guard_that_cannot_be_set_up_fails_under_ci(mini: Path, ci: bo
     pytest docs/<page>.md` fails naming the guard and its reason; a local run passes and
     says, in one line, that the network was not closed."""
     env = {**os.environ, "HARNESS_REFUSE_NAMESPACES": "1", "CI": "true" if ci else ""}
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly",
-                           "docs/pagina.md"], cwd=mini, env=env, capture_output=True, text=True,
-                          timeout=900)
+    done = run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly",
+                           "docs/pagina.md"], cwd=mini, env=env, capture_output=True, text=True)
     out = done.stdout + done.stderr
     reason = "unshare refused (as if: HARNESS_REFUSE_NAMESPACES is set)"
     if ci:
@@ -233,9 +232,9 @@ def test_a_run_of_a_page_imports_neither_playwright_nor_torch_in_pytest() -> Non
     from support import ROOT
 
     # -s: pytest would capture what -X importtime writes while the conftest imports.
-    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "pytest", "--collect-only",
+    done = run([sys.executable, "-X", "importtime", "-m", "pytest", "--collect-only",
                            "-q", "-s", "docs/que-es-pytorch.md"], cwd=ROOT, capture_output=True,
-                          text=True, timeout=900)
+                          text=True)
     assert done.returncode == 0, done.stdout + done.stderr
     imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()
                 if line.startswith("import time:")}

@@ -6,12 +6,11 @@ that a CPU can run are run with the real torch."""
 from __future__ import annotations
 
 import dataclasses
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from support import ROOT
+from support import ROOT, run
 
 from harness.core.errors import HarnessError, Location
 from harness.core.rows import TrialRow
@@ -167,10 +166,10 @@ def test_one_sample_reads_iqr_dash_not_zero(specs) -> None:
 
 def test_on_a_cpu_the_sync_trials_say_sin_medicion(specs, tmp_path: Path) -> None:
     # The record command skips them by name before it would import torch.
-    done = subprocess.run([sys.executable, "-m", "harness", "record", "--device", "cpu",
+    done = run([sys.executable, "-m", "harness", "record", "--device", "cpu",
                            "--only", "trials", "--groups", "sync_calls",
                            "--results", str(tmp_path)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=1800, check=False)
+                          cwd=ROOT, capture_output=True, text=True, check=False)
     assert done.returncode == 1 and "nothing was recorded" in done.stderr
     for name in (HOST, SYNCED, EVENTS):
         assert f"skip {name}: not applicable on cpu" in done.stderr
