@@ -14,7 +14,7 @@ from harness.core.errors import HarnessError, suggest
 from harness.core.rows import TrialRow
 from harness.core.types import DEVICE_TYPES, DTYPES, TASKS, TrialSpec
 from harness.records.drift import control_shifts, machine, summaries
-from harness.records.drift_stats import runs_needed, timing_verdict, window_noise
+from harness.records.drift_stats import change_interval, runs_needed, window_noise
 from harness.records.store import DeviceRecord, Records
 from harness.sources.claims import Claim
 
@@ -86,8 +86,7 @@ def _faster(record: DeviceRecord, specs: dict[str, TrialSpec], than: str,
                                                      summaries(record, base)))
         if window is None or min(len(faster), len(slower)) < runs_needed(len(pairs)):
             return None
-        interval = timing_verdict(slower, [faster], floor=1.0, margin=0.0, window=window,
-                                  comparisons=len(pairs))[1][0]
+        interval = change_interval(slower, faster, comparisons=len(pairs), window=window)
         if interval is not None and interval.high < 1.0:
             found.setdefault(spec.dtype, []).append(row.shape.replace("x", "×"))
     return found

@@ -65,9 +65,9 @@ from statistics import NormalDist
 from typing import Literal
 
 __all__ = [
-    "ALPHA", "MIN_CONTROLS", "Interval", "TimingVerdict", "mann_whitney_cdf",
-    "moses_rank", "ratio_interval", "run_summaries", "runs_needed", "timing_verdict",
-    "window_noise",
+    "ALPHA", "MIN_CONTROLS", "Interval", "TimingVerdict", "change_interval", "mann_whitney_cdf",
+    "moses_rank", "ratio_interval", "run_summaries", "runs_alpha", "runs_needed",
+    "timing_verdict", "window_noise",
 ]
 
 #: Bound on a false «cambió» for one trial (over all its builds), and on a false «sin
@@ -113,11 +113,15 @@ def moses_rank(m: int, n: int, alpha: Fraction) -> int | None:
     return k or None
 
 
+def runs_alpha(comparisons: int = 1) -> Fraction:
+    """The runs' half of a change interval's error, α/2 with α = 5 %/``comparisons``."""
+    return ALPHA / max(comparisons, 1) / 2
+
+
 def runs_needed(comparisons: int = 1) -> int:
-    """Fewest runs per build (equal counts) for a change interval over ``comparisons``
-    (the runs' half of the error: α/2 each)."""
+    """Fewest runs per build (equal counts) for a change interval over ``comparisons``."""
     n = 1
-    while moses_rank(n, n, ALPHA / max(comparisons, 1) / 2) is None:
+    while moses_rank(n, n, runs_alpha(comparisons)) is None:
         n += 1
     return n
 
@@ -172,9 +176,17 @@ def ratio_interval(base: Sequence[float], other: Sequence[float],
                     high=math.exp(diffs[-k]))
 
 
+def change_interval(base: Sequence[float], other: Sequence[float], *, comparisons: int,
+                    window: float | None) -> Interval | None:
+    """other/base: the run interval at 1 − α/2 widened by z₁₋α/₄·w (the module's proof);
+    ``None`` with too few runs."""
+    z = NormalDist().inv_cdf(1 - float(runs_alpha(comparisons)) / 2) * (window or 0.0)
+    return _widened(ratio_interval(base, other, runs_alpha(comparisons)), z)
+
+
 def timing_verdict(base: Sequence[float], others: Sequence[Sequence[float]], *,
-                   floor: float | None, margin: float, window: float | None,
-                   comparisons: int = 0) -> tuple[TimingVerdict, list[Interval | None]]:
+                   floor: float | None, margin: float, window: float | None
+                   ) -> tuple[TimingVerdict, list[Interval | None]]:
     """The verdict on one trial, from run summaries: the reference's and each other
     build's, and ``window`` (w, :func:`window_noise`). Returns the change intervals, widened
     for the windows (one per other build, ``None`` with too few runs).
@@ -182,12 +194,10 @@ def timing_verdict(base: Sequence[float], others: Sequence[Sequence[float]], *,
     «changed»: some build's interval excludes 1 and the noise band of ``floor`` (a trial
     without a control has no floor, and a device without enough controls no ``window``:
     neither reads «changed»); «no-measurable-difference»: every build's equivalence
-    interval lies inside ±``margin``; else «inconclusive». ``comparisons``: how many
-    intervals the caller reads at once (Bonferroni; default: one per other build).
+    interval lies inside ±``margin``; else «inconclusive».
     """
-    alpha = ALPHA / max(comparisons or len(others), 1)
-    z = NormalDist().inv_cdf(1 - float(alpha) / 4) * (window or 0.0)
-    intervals = [_widened(ratio_interval(base, other, alpha / 2), z) for other in others]
+    intervals = [change_interval(base, other, comparisons=len(others), window=window)
+                 for other in others]
     if window is None or floor is None:
         return "inconclusive", intervals
     if any(i is not None and (i.high < 1.0 or i.low > 1.0)

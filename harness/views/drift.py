@@ -29,6 +29,7 @@ from harness.records.drift_stats import (
     MIN_CONTROLS,
     moses_rank,
     ratio_interval,
+    runs_alpha,
     runs_needed,
 )
 from harness.records.store import version_key
@@ -153,8 +154,8 @@ def _worked(d: Drift, labels: Mapping[str, str], lang: str) -> str:
     base, other = d.samples
     alpha = ALPHA / max(len(d.builds) - 1, 1)
     # The runs' half of the error (drift_stats): the interval before the window widens it.
-    k = moses_rank(len(base), len(other), alpha / 2)
-    runs = ratio_interval(base, other, alpha / 2)
+    k = moses_rank(len(base), len(other), runs_alpha(len(d.builds) - 1))
+    runs = ratio_interval(base, other, runs_alpha(len(d.builds) - 1))
     if d.interval is None or k is None or runs is None or d.setup is None:
         return ""
     factor, unit = latency_scale(statistics.median(base))
