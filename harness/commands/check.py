@@ -42,10 +42,8 @@ _BUILD_LINES = ("WARNING", "ERROR", "Error", "Aborted")
 class Outcome:
     """What one step found."""
 
-    problems: list[str] = field(default_factory=list)
-    """One message per problem, each with its own next step."""
-    skipped: str = ""
-    """Why the step did not run (empty: it ran)."""
+    problems: list[str] = field(default_factory=list)  # each with its own next step
+    skipped: str = ""  # why the step did not run (empty: it ran)
 
 
 @dataclass(kw_only=True)
@@ -55,12 +53,9 @@ class _Page:
     root: Path
     slug: str
     project: Project | None = None
-    sources_failed: bool = False
-    """The page's sources have a problem its examples would report again."""
-    blocking: bool = False
-    """An earlier step found a problem the notebooks and the build would report again."""
-    contradicted: bool = False
-    """A record contradicts one of the page's expectations (the markers step said so)."""
+    sources_failed: bool = False  # the sources have a problem the examples would repeat
+    blocking: bool = False  # an earlier step's problem the notebooks and build would repeat
+    contradicted: bool = False  # a record contradicts one of the page's expectations
 
     @property
     def shown(self) -> Path:
@@ -72,14 +67,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("page", metavar="PAGE", help="the page's slug: docs/PAGE.md")
 
 
-def _tool(name: str) -> str | None:
-    """``name`` installed beside this Python (the environment's own), else on PATH."""
-    beside = Path(sys.executable).with_name(name)
-    return str(beside) if beside.exists() else shutil.which(name)
-
-
 def _spelling(page: _Page) -> Outcome:
-    codespell = _tool("codespell")
+    beside = Path(sys.executable).with_name("codespell")  # the environment's own, else PATH
+    codespell = str(beside) if beside.exists() else shutil.which("codespell")
     if codespell is None:
         return Outcome(problems=["codespell is not installed: install the test extra "
                                  "(`pip install -e \".[test]\"`, which `make check` does)"])

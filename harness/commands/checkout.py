@@ -35,8 +35,7 @@ def add_results_option(parser: argparse.ArgumentParser) -> None:
 
 
 def root_of(args: argparse.Namespace) -> Path:
-    """``--root`` when given (it must be a checkout itself), else the nearest checkout at
-    or above the working directory."""
+    """``--root`` (itself a checkout), else the nearest checkout at or above the working folder."""
     if args.root is None:
         start = Path.cwd().resolve()
         found = next((f for f in (start, *start.parents) if _is_checkout(f)), None)

@@ -59,8 +59,9 @@ def run(args: argparse.Namespace) -> int:
                                                 workloads=trials.with_name("workloads.py")))
         text = f"# Drift between torch builds\n\n{body}"
     else:
-        text = "".join(f"{d.kind} {d.device} {d.item}: {d.verdict}"
-                       f"{' (' + d.detail + ')' if d.detail else ''}\n" for d in report)
+        details = [d.detail_in("en") for d in report]
+        text = "".join(f"{d.kind} {d.device} {d.item}: {d.verdict}{f' ({x})' if x else ''}\n"
+                       for d, x in zip(report, details, strict=True))
     if args.output:
         args.output.write_text(text, encoding="utf-8")
     else:

@@ -109,10 +109,8 @@ class RecordPlan:
     device_type: str
     mode: str
     trials: tuple[TrialSpec, ...]
-    skipped: tuple[TrialSpec, ...]
-    """Chosen trials that do not apply to ``device_type``."""
-    project: Project | None
-    """The checkout's pages and expectations when examples are observed, else ``None``."""
+    skipped: tuple[TrialSpec, ...]  # chosen trials that do not apply to device_type
+    project: Project | None  # the pages and expectations when examples are observed
     min_run_time: float
     example_timeout: float
     bare_loop: str = ""
@@ -214,12 +212,11 @@ class _Progress:
     def __init__(self, total: int) -> None:
         self.total, self.done, self.start = total, 0, time.perf_counter()
 
-    def show(self, label: str, note: str = "") -> None:
-        if note:
-            filled = 24 * self.done // max(self.total, 1)
-            print(f"[{'#' * filled}{'-' * (24 - filled)}] {self.done}/{self.total} "
-                  f"{time.perf_counter() - self.start:6.1f} s  {label}  {note}",
-                  file=sys.stderr, flush=True)
+    def show(self, label: str, note: str) -> None:
+        filled = 24 * self.done // max(self.total, 1)
+        print(f"[{'#' * filled}{'-' * (24 - filled)}] {self.done}/{self.total} "
+              f"{time.perf_counter() - self.start:6.1f} s  {label}  {note}",
+              file=sys.stderr, flush=True)
 
     def step(self, label: str, note: str) -> None:
         self.done += 1
@@ -234,8 +231,7 @@ class Outcome:
     paths: store.SetPaths
     rows: list[TrialRow] = field(default_factory=list)
     examples: ExampleReport = field(default_factory=ExampleReport)
-    committed: commit.CommitReport | None = None
-    """``None`` when nothing was recorded (nothing was written)."""
+    committed: commit.CommitReport | None = None  # None: nothing recorded (nor written)
 
 
 def _summary(row: TrialRow) -> str:
@@ -250,9 +246,9 @@ def _summary(row: TrialRow) -> str:
 
 def _trials(plan: RecordPlan, *, device: object, environment: Environment
             ) -> tuple[list[TrialRow], dict[str, object]]:
-    """The rows, and what the environment keeps beside
-    the rows: runs per trial, the timed thread's CPU time per block, each run's first
-    call, accelerator reserved peaks and callgrind's instruction counts."""
+    """The rows, and what the environment keeps beside them: runs per trial, the timed
+    thread's CPU time per block, each run's first call, accelerator reserved peaks and
+    callgrind's instruction counts."""
     sources = workload_sources(workloads=plan.workloads)
     progress = _Progress(len(plan.trials))
     rows: list[TrialRow] = []
@@ -260,7 +256,6 @@ def _trials(plan: RecordPlan, *, device: object, environment: Environment
                                             "memory_reserved": {}, "instructions": {}}
     counting = plan.instructions and shutil.which("valgrind") is not None
     for spec in plan.trials:
-        progress.show(spec.name, "")
         measured = timing.run_trial(spec, device=device, environment=environment,
                                     spec_hash=spec_sha256(spec, sources=sources),
                                     min_run_time=plan.min_run_time, runs=plan.method.runs,
@@ -275,8 +270,7 @@ def _trials(plan: RecordPlan, *, device: object, environment: Environment
             beside["memory_reserved"][spec.name] = measured.memory_reserved
         if counting and spec.name in plan.method.instructions and not row.error:
             progress.show(spec.name, "callgrind")
-            beside["instructions"][spec.name] = timing.instructions(
-                spec, workloads=plan.workloads)
+            beside["instructions"][spec.name] = timing.instructions(spec, workloads=plan.workloads)
         progress.step(spec.name, _summary(row))
     extra: dict[str, object] = {"runs": plan.method.runs, "blocks_per_run": plan.method.blocks,
                                 **{k: v for k, v in beside.items() if v}}
@@ -286,8 +280,8 @@ def _trials(plan: RecordPlan, *, device: object, environment: Environment
 
 
 def _examples(plan: RecordPlan, environment: Environment) -> ExampleReport:
-    assert plan.project is not None
     project = plan.project
+    assert project is not None
     progress = _Progress(len(project.spanish_pages()))
     seen = [0, 0]  # observations and failures before this page
 
@@ -297,9 +291,8 @@ def _examples(plan: RecordPlan, environment: Environment) -> ExampleReport:
         progress.step(project.shown(page).name,
                       f"{observed} observed{f', {failed} FAILED' if failed else ''}")
 
-    report = record_examples(project=project, environment=environment,
-                             timeout=plan.example_timeout, on_page=on_page)
-    return report
+    return record_examples(project=project, environment=environment,
+                           timeout=plan.example_timeout, on_page=on_page)
 
 
 def _environment(plan: RecordPlan, device: object, key: str) -> Environment:
@@ -323,14 +316,13 @@ def _completed(plan: RecordPlan, environment: Environment, rows: list[TrialRow],
     """The environment with what the trial phase found (described once before the first
     trial, since every row names its run id, and completed once, here, before the
     examples and the commit): the --bare-loop ratio."""
-    extra = {**environment.extra, **beside}
     bare_loop = environment.bare_loop
     timed = next((r for r in rows if r.trial == plan.bare_loop and r.latency), None)
     if timed is not None and timed.latency:  # only a measured row has a latency to compare
         spec = next(s for s in plan.trials if s.name == timed.trial)
         bare_loop = timing.bare_loop(spec, device=device, harness_s=timed.latency,
                                      workloads=plan.workloads)
-    return replace(environment, extra=extra, bare_loop=bare_loop)
+    return replace(environment, extra={**environment.extra, **beside}, bare_loop=bare_loop)
 
 
 def execute(plan: RecordPlan) -> Outcome:

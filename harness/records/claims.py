@@ -24,8 +24,7 @@ __all__ = ["Evaluation", "evaluate"]
 @dataclass(frozen=True, kw_only=True)
 class Evaluation:
     claim: Claim
-    values: tuple[str, ...] | None
-    """What the records show; None: nothing recorded to read."""
+    values: tuple[str, ...] | None  # what the records show; None: nothing recorded to read
 
     @property
     def holds(self) -> bool:
@@ -40,19 +39,14 @@ Predicate = Callable[[Records, dict[str, TrialSpec], dict[str, str]], tuple[str,
 
 def _devices(part: str) -> Predicate:
     """The device types of the sets that hold ``part`` (observations or rows)."""
-    def read(records: Records, specs: dict[str, TrialSpec],
-             args: dict[str, str]) -> tuple[str, ...] | None:
-        return tuple(sorted({r.device_type for r in records.items if getattr(r, part)})) or None
-
-    return read
+    return lambda records, specs, args: tuple(sorted(
+        {r.device_type for r in records.items if getattr(r, part)})) or None
 
 
 def _same_work(spec: TrialSpec, other: TrialSpec) -> bool:
-    """Whether ``other`` is ``spec``'s work in another dtype (group, task, shape, batch,
-    threads and workload equal)."""
-    return (other.group, other.task, other.shape, other.batch, other.threads,
-            other.workload) == (spec.group, spec.task, spec.shape, spec.batch, spec.threads,
-                                spec.workload) and other.name != spec.name
+    """Whether ``other`` is ``spec``'s work in another dtype."""
+    fields = ("group", "task", "shape", "batch", "threads", "workload")
+    return other.name != spec.name and all(getattr(other, f) == getattr(spec, f) for f in fields)
 
 
 def _faster(record: DeviceRecord, specs: dict[str, TrialSpec], than: str,
@@ -60,9 +54,8 @@ def _faster(record: DeviceRecord, specs: dict[str, TrialSpec], than: str,
     """dtype → the sizes at which its row is faster than the ``than`` row of the same
     work in ``record``: the exact interval of the ratio of their run summaries, widened by
     the drift between recording windows (the drift report's rule, Bonferroni over every
-    pair compared), lies below 1. A dtype that is its own
-    quality reference never counts as passing (its error is 0 by construction). ``None``
-    when a pair has too few runs to tell."""
+    pair compared), lies below 1. A dtype that is its own quality reference never counts
+    as passing (its error is 0 by construction). ``None`` when a pair has too few runs."""
     pairs: list[tuple[TrialSpec, TrialRow, TrialRow]] = []
     for row in record.rows:
         spec = specs.get(row.trial)
@@ -119,9 +112,7 @@ def _trial_setting(records: Records, specs: dict[str, TrialSpec],
     if args["field"] not in TrialSpec.__dataclass_fields__ or args["field"] == "location":
         raise HarnessError(f"trial {spec.name!r} has no setting {args['field']!r}")
     value = getattr(spec, args["field"])
-    if isinstance(value, tuple):
-        return tuple(str(v) for v in value)
-    return (str(value),)
+    return tuple(map(str, value)) if isinstance(value, tuple) else (str(value),)
 
 
 #: Largest latency ratio between a group's slowest and fastest rows that reads «flat».
@@ -157,8 +148,7 @@ _PREDICATES = {
 
 
 def evaluate(claim: Claim, records: Records, specs: dict[str, TrialSpec]) -> Evaluation:
-    """Read ``claim``'s predicate from ``records``; a bad argument names the claim's line
-    and what it may name ("did you mean")."""
+    """Read ``claim``'s predicate; a bad argument names the claim's line and the valid names."""
     known = {"device": DEVICE_TYPES, "than": DTYPES, "task": TASKS, "trial": tuple(specs),
              "group": tuple(dict.fromkeys(s.group for s in specs.values()))}
     for key, value in claim.args.items():

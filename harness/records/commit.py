@@ -147,8 +147,7 @@ def write_atomically(path: Path, data: bytes, *, durable: bool = False) -> None:
 class CommitReport:
     recorded: int = 0
     unchanged: int = 0
-    removed: list[str] = field(default_factory=list)
-    """``snippet name`` of observations dropped because no expectation asks for them."""
+    removed: list[str] = field(default_factory=list)  # ``snippet name``s no expectation wants
 
 
 def _same_observation(a: Observation, b: Observation) -> bool:
@@ -156,12 +155,8 @@ def _same_observation(a: Observation, b: Observation) -> bool:
 
 
 def commit_set(
-    paths: SetPaths,
-    *,
-    environment: Environment,
-    rows: list[TrialRow] | None = None,
-    observations: list[Observation] | None = None,
-    expected: set[tuple[str, str]] | None = None,
+    paths: SetPaths, *, environment: Environment, rows: list[TrialRow] | None = None,
+    observations: list[Observation] | None = None, expected: set[tuple[str, str]] | None = None,
     control: bool = False,
 ) -> CommitReport:
     """Merge a run's ``rows`` and ``observations`` into the set, in one atomic step.

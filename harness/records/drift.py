@@ -37,8 +37,7 @@ __all__ = ["Drift", "Setup", "Summaries", "Verdict", "control_shifts", "drift_re
            "setup_of", "summaries", "trial_drift"]
 
 Verdict = Literal["identical", "within-tolerance", "changed", "failing", "missing",
-                  "no-measurable-difference", "inconclusive", "other-hardware",
-                  "single-build"]
+                  "no-measurable-difference", "inconclusive", "other-hardware", "single-build"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -83,11 +82,6 @@ class Drift:
             ratio=(interval.ratio, interval.low, interval.high) if interval else None,
             floor=self.floor, clock=self.clock, margin=self.margin)
 
-    @property
-    def detail(self) -> str:
-        """The detail in English (the command line's text report)."""
-        return self.detail_in("en")
-
 
 @dataclass(frozen=True, kw_only=True)
 class Summaries:
@@ -117,8 +111,7 @@ def summaries(record: DeviceRecord, row: TrialRow) -> Summaries:
 
 
 def _floor(base: tuple[float, ...], control: tuple[float, ...]) -> float | None:
-    """How far a build's control run landed from the build (a factor ≥ 1): the ratio of
-    their medians of run summaries."""
+    """How far a build's control run landed from it: the ratio of their medians (≥ 1)."""
     if not base or not control:
         return None
     ratio = statistics.median(control) / statistics.median(base)
@@ -252,12 +245,10 @@ def drift_report(records: Records, expectations: list[Expectation],
         by_device.setdefault(record.device_key, []).append(record)
     found: list[Drift] = []
     for device, items in sorted(by_device.items()):
-        if any(r.observations for r in items):
-            observed = [r for r in items if r.observations]
-            for expectation in expectations:
-                found.append(_example_drift(expectation, device, {
-                    r.torch_build: r.observation(expectation.snippet, expectation.name)
-                    for r in observed}))
+        observed = [r for r in items if r.observations]
+        found += [_example_drift(e, device, {r.torch_build: r.observation(e.snippet, e.name)
+                                             for r in observed})
+                  for e in (expectations if observed else [])]
         with_rows = [r for r in items if r.rows]
         recorded = {row.trial for r in with_rows for row in r.rows}
         setup = setup_of(device, with_rows)

@@ -100,8 +100,7 @@ def _counts(m: int, n: int) -> tuple[int, ...]:
 
 def mann_whitney_cdf(m: int, n: int, u: int) -> Fraction:
     """P(U ≤ u) under no difference, exact."""
-    counts = _counts(m, n)
-    return Fraction(sum(counts[: max(u + 1, 0)]), math.comb(m + n, m))
+    return Fraction(sum(_counts(m, n)[: max(u + 1, 0)]), math.comb(m + n, m))
 
 
 def moses_rank(m: int, n: int, alpha: Fraction) -> int | None:
@@ -164,8 +163,7 @@ def run_summaries(samples: Sequence[float], runs: int) -> tuple[float, ...]:
 
 def ratio_interval(base: Sequence[float], other: Sequence[float],
                    alpha: Fraction = ALPHA) -> Interval | None:
-    """The exact (1 − ``alpha``) interval for other/base from run summaries (see the
-    module's proof); ``None`` with too few runs."""
+    """The exact (1 − ``alpha``) interval for other/base (the module's proof); ``None``: too few."""
     if not base or not other or min(*base, *other) <= 0:
         return None
     k = moses_rank(len(base), len(other), alpha)
@@ -178,8 +176,7 @@ def ratio_interval(base: Sequence[float], other: Sequence[float],
 
 def change_interval(base: Sequence[float], other: Sequence[float], *, comparisons: int,
                     window: float | None) -> Interval | None:
-    """other/base: the run interval at 1 − α/2 widened by z₁₋α/₄·w (the module's proof);
-    ``None`` with too few runs."""
+    """other/base: the run interval at 1 − α/2 widened by z₁₋α/₄·w; ``None``: too few runs."""
     z = NormalDist().inv_cdf(1 - float(runs_alpha(comparisons)) / 2) * (window or 0.0)
     return _widened(ratio_interval(base, other, runs_alpha(comparisons)), z)
 

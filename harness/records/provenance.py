@@ -39,8 +39,7 @@ class Provenance:
     """A set's grade: ``run`` is the signing workflow's run when every file is signed."""
 
     run: str = ""
-    problems: tuple[str, ...] = ()
-    """Each file neither signed nor listed, ``file:line: why``."""
+    problems: tuple[str, ...] = ()  # each file neither signed nor listed, ``file:line: why``
 
 
 def grade_text(provenance: Provenance, lang: str) -> str:
@@ -164,8 +163,7 @@ def vouch(results: Path, build: str, key: str) -> int:
 
 
 def sign_set(results: Path, build: str, key: str, *, private_key: str, run: str) -> Path:
-    """Write the set's ``<device>.sha256`` and sign it with ``private_key`` (the key's
-    text, from the workflow's secret); the signature file."""
+    """Write the set's ``<device>.sha256``, sign it with ``private_key`` (its text); the .sig."""
     folder = results / build
     manifest = folder / f"{key}.sha256"
     lines = [f"# run {run}", *(f"{_sha256(p)}  {build}/{p.name}" for p in set_files(folder, key))]

@@ -136,8 +136,7 @@ def _hints(cls: type) -> tuple[dict[str, Any], frozenset[str]]:
 
 
 def _instance(cls: type[T], raw: Any, where: str, what: str, required: set[str]) -> T:
-    """``raw`` (decoded JSON) as a ``cls``: an object with no unknown key and every
-    ``required`` one, each field of its type (JSON arrays as tuples), its date real."""
+    """``raw`` (decoded JSON) as a ``cls``, every field checked (JSON arrays as tuples)."""
     hints, tupled = _hints(typing.cast(type, cls))
     if not isinstance(raw, dict):
         raise HarnessError(f"{where}: {what} is {type(raw).__name__}; expected an object")
@@ -154,7 +153,7 @@ def _instance(cls: type[T], raw: Any, where: str, what: str, required: set[str])
                   for k, v in raw.items()})
 
 
-def date_problem(text: str, *, now: datetime.datetime | None = None) -> str | None:
+def date_problem(text: str) -> str | None:
     """Why ``text`` is not a real recording date (ISO 8601, UTC unless it says otherwise,
     not beyond :data:`CLOCK_SKEW` in the future); ``None`` when it is one or is empty."""
     if not text:
@@ -163,8 +162,8 @@ def date_problem(text: str, *, now: datetime.datetime | None = None) -> str | No
         when = datetime.datetime.fromisoformat(text)
     except ValueError:
         return f"date {text!r} is not an ISO 8601 date (e.g. 2026-11-30T18:44:30+00:00)"
-    if when.replace(tzinfo=when.tzinfo or datetime.UTC) > (
-            now or datetime.datetime.now(datetime.UTC)) + CLOCK_SKEW:
+    now = datetime.datetime.now(datetime.UTC)
+    if when.replace(tzinfo=when.tzinfo or datetime.UTC) > now + CLOCK_SKEW:
         return f"date {text!r} is in the future; a record is made before it is read"
     return None
 
@@ -190,10 +189,9 @@ def read_environments(path: Path, shown: Path) -> dict[str, Environment]:
     data = _json(text, shown)
     runs = data.get("runs") if isinstance(data, dict) else None
     if not isinstance(runs, dict) or not runs:
-        raise HarnessError(
-            f'{shown}:1: expected an object {{"runs": {{"<run id>": {{environment}}}}}} with at '
-            f"least one run, found "
-            f"{type(data).__name__ if not isinstance(data, dict) else 'no runs'}")
+        got = "no runs" if isinstance(data, dict) else type(data).__name__
+        raise HarnessError(f'{shown}:1: expected an object {{"runs": {{"<run id>": '
+                           f"{{environment}}}}}} with at least one run, found {got}")
     lines: dict[str, int] = {}  # the line where each run's object opens
     for number, line in enumerate(text.splitlines(), start=1):
         if opened := re.match(r'\s*("(?:[^"\\]|\\.)*")\s*:\s*\{', line):
@@ -297,8 +295,7 @@ def _cell(column: Column, text: str, where: str) -> Any:
 
 
 def parse_rows(text: str, shown: Path) -> list[TrialRow]:
-    """Rows of a record file's ``text``: one per (trial, threads), at least one; errors
-    name ``shown`` and the line. A UTF-8 byte-order mark is accepted."""
+    """Rows of a record file's ``text`` (a BOM accepted): one per (trial, threads), at least one."""
     reader = csv.reader(io.StringIO(text.removeprefix("\ufeff"), newline=""))
     header = next(reader, None)
     expected = ",".join(CSV_HEADER)
@@ -335,8 +332,7 @@ def parse_rows(text: str, shown: Path) -> list[TrialRow]:
 
 def read_rows(path: Path, shown: Path) -> list[TrialRow]:
     """The rows of a ``.csv`` record file; none when it does not exist."""
-    return parse_rows(read_text(path, shown, limit=MAX_RECORD_BYTES), shown) \
-        if path.exists() else []
+    return parse_rows(_record_text(path, shown), shown) if path.exists() else []
 
 
 # --- Sets ----------------------------------------------------------------------------------
@@ -383,8 +379,7 @@ class DeviceRecord:
     observations: list[Observation] = field(default_factory=list)
     observation_lines: dict[tuple[str, str], Location] = field(default_factory=dict)
     """Where each (snippet, name) observation sits in its record file."""
-    provenance: Provenance = field(default_factory=Provenance)
-    """Who vouches for the set's files (:mod:`harness.records.provenance`)."""
+    provenance: Provenance = field(default_factory=Provenance)  # who vouches for its files
 
     @property
     def device_type(self) -> str:
@@ -393,7 +388,7 @@ class DeviceRecord:
     @property
     def environment(self) -> Environment:
         """The newest run's environment (the set's device and build are the same in all)."""
-        return max(self.environments.values(), key=lambda e: (e.date, e.run_id))
+        return self.environment_of_runs(set(self.environments))
 
     def environment_of(self, run_id: str) -> Environment:
         return self.environments[run_id]
@@ -403,7 +398,7 @@ class DeviceRecord:
         a set may hold runs from several machines, and each figure is attributed to the
         run that made it, not to the set's newest run."""
         found = [self.environments[r] for r in run_ids if r in self.environments]
-        return max(found, key=lambda e: (e.date, e.run_id)) if found else self.environment
+        return max(found or self.environments.values(), key=lambda e: (e.date, e.run_id))
 
     # Indexes built once, on first lookup: a drift report or a page asks for every trial
     # and every observation, so a scan per lookup made it quadratic in the rows (291 s
@@ -434,8 +429,7 @@ class DeviceRecord:
 
 @dataclass(frozen=True, kw_only=True)
 class Records:
-    items: list[DeviceRecord]
-    """Ordered by torch version, then device."""
+    items: list[DeviceRecord]  # ordered by torch version, then device
 
     @property
     def builds(self) -> list[str]:
@@ -460,21 +454,18 @@ def _attribution(record: DeviceRecord, shown_folder: Path) -> None:
                 f"{shown_folder / (key + '.env.json')}:1: run {run_id!r} was made with torch "
                 f"{env.torch_build} on {env.device_key!r}, but the file is {here} (a copied or "
                 "renamed folder?)")
-    for row in [*record.rows, *record.control_rows]:
-        if (row.torch_build, row.device) != (build, key):
-            raise HarnessError(
-                f"{row.location}: row names torch {row.torch_build} on {row.device!r} in {here}")
-        if row.run_id not in record.environments:
-            raise HarnessError(
-                f"{row.location}: row names run {row.run_id!r}, which {key}.env.json does not "
-                "describe; every row needs the environment it was measured in")
-    for where, found in zip(record.observation_lines.values(), record.observations, strict=True):
-        if (found.torch_build, found.device_key) != (build, key):
-            raise HarnessError(f"{where}: observation names torch {found.torch_build} on "
-                               f"{found.device_key!r} in {here}")
-        if found.run_id not in record.environments:
-            raise HarnessError(f"{where}: observation names run {found.run_id!r}, which "
-                               f"{key}.env.json does not describe")
+    named = [(row.location, "row", row.torch_build, row.device, row.run_id)
+             for row in [*record.rows, *record.control_rows]]
+    named += [(where, "observation", o.torch_build, o.device_key, o.run_id)
+              for where, o in zip(record.observation_lines.values(), record.observations,
+                                  strict=True)]
+    for where, what, torch_build, device, run_id in named:
+        if (torch_build, device) != (build, key):
+            raise HarnessError(f"{where}: {what} names torch {torch_build} on {device!r} in {here}")
+        if run_id not in record.environments:
+            why = "; every row needs the environment it was measured in" if what == "row" else ""
+            raise HarnessError(f"{where}: {what} names run {run_id!r}, which {key}.env.json "
+                               f"does not describe{why}")
 
 
 def load_all(results: Path, *, root: Path | None = None) -> Records:
@@ -482,10 +473,9 @@ def load_all(results: Path, *, root: Path | None = None) -> Records:
     found: dict[tuple[str, str], dict[str, Any]] = {}
     base = root or results.parent
     shown_results = relative(results, base)
+    check_settled(results, shown_results)  # nothing to glob in a missing folder
     folders = sorted(p for p in results.iterdir()
                      if p.is_dir() and not p.name.startswith(".")) if results.is_dir() else []
-    if results.is_dir():
-        check_settled(results, shown_results)
     for folder in folders:
         for path in sorted(folder.iterdir()):
             if path.name.startswith(".") or path.name.endswith((".sha256", ".sha256.sig")):

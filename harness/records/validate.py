@@ -127,8 +127,7 @@ def row_problems(rows: list[TrialRow]) -> list[str]:
             for row in rows for wrong in [_quality(row), *_timing(row)] if wrong]
 
 
-def spec_problems(rows: list[TrialRow], specs: dict[str, TrialSpec],
-                  device_type: str) -> list[str]:
+def spec_problems(rows: list[TrialRow], specs: dict[str, TrialSpec], device_type: str) -> list[str]:
     """Rows that differ from what their trial declares, or whose trial does not run on
     this device (a CPU-only trial's row in a GPU record)."""
     problems = []
@@ -158,8 +157,7 @@ def fraction_problems(rows: list[TrialRow], environments: dict[str, Environment]
         peak = env.peak.get(row.dtype) if env and row.throughput_unit == "FLOP/s" else None
         if peak and env and env.device_key == "cpu":
             peak = peak * row.threads if row.threads == 1 or env.own_cores else None
-        want = row.throughput / peak if peak and row.throughput and row.throughput <= peak \
-            else None
+        want = row.throughput / peak if peak and row.throughput and row.throughput <= peak else None
         held = row.peak_fraction
         if (want is None) != (held is None) or (
                 want is not None and held is not None and not _close(want, held, 3 * _CELL)):
@@ -246,9 +244,8 @@ def consistency_problems(record: DeviceRecord, *, results: Path, root: Path,
             *_selection_problems(record, relative(results / record.torch_build, root))]
 
 
-def check_records(
-    records: Records, *, project: Project, specs: dict[str, TrialSpec], results: Path
-) -> list[str]:
+def check_records(records: Records, *, project: Project, specs: dict[str, TrialSpec],
+                  results: Path) -> list[str]:
     """Every problem between the records and the checkout, one line each."""
     shown = relative(results, project.root)
     if not results.is_dir() or not records.items:

@@ -66,11 +66,11 @@ def collapsed_text(kind: str, verdict: str, count: int, builds: Sequence[str],
     return word(lang, key, count=count, noun=noun, where=listed(builds, lang))
 
 
-def listed(items: Sequence[str], lang: str) -> str:
-    """``a, b y c`` / ``a, b and c``."""
+def listed(items: Sequence[str], lang: str, conjunction: str = "drift_and") -> str:
+    """``a, b y c`` / ``a, b and c``; ``conjunction``: the catalogue key of «y»."""
     if len(items) < 2:
         return "".join(items)
-    return f"{', '.join(items[:-1])} {word(lang, 'drift_and')} {items[-1]}"
+    return f"{', '.join(items[:-1])} {word(lang, conjunction)} {items[-1]}"
 
 
 def _timing(lang: str, verdict: str, other: str, base: str, ratio: tuple[float, float, float],

@@ -3,8 +3,7 @@
 
 `word` looks a key up and fills its ``str.format`` placeholders; a missing key or
 placeholder raises rather than inventing a word. A translation is made in the TOML
-files only; code never branches on the language. (The drift report's words still live
-in :mod:`harness.text.drift_words` and are merged in, checked for clashes.)
+files only; code never branches on the language.
 """
 
 from __future__ import annotations

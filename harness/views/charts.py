@@ -7,12 +7,10 @@ never clip. A series' line is a small inline SVG stretched over the plot
 (``preserveAspectRatio="none"``, strokes that do not scale) that carries no text; its
 markers are small SVGs of their own, so a shape is never stretched.
 
-Two charts: :func:`line_chart` (log–log curves, one per series, with a legend) and
-:func:`interval_chart` (one row per trial: a dot at the ratio, a bar over its interval
-and the row's own noise band, on a log axis where 2 and ½ lie equally far from 1).
 Series are told apart by colour, marker and dash; the palette keeps Okabe–Ito's hues
-at 3:1 contrast against both palettes' backgrounds (white and slate #1e2129).
-Callers pass plain text, localized; everything is escaped here.
+at 3:1 contrast against both palettes' backgrounds (white and slate #1e2129). On a log
+axis 2 and ½ lie equally far from 1. Callers pass plain text, localized; everything is
+escaped here.
 """
 
 from __future__ import annotations
@@ -38,6 +36,7 @@ MARKERS = {"circle": '<circle r="4"/>', "square": '<rect x="-3.5" y="-3.5" width
            "triangle": '<path d="M0-5L4.6 3.2H-4.6Z"/>', "diamond": '<path d="M0-5L5 0 0 5-5 0Z"/>',
            "triangle-down": '<path d="M0 5L4.6-3.2H-4.6Z"/>'}
 _SHAPES = tuple(MARKERS)
+_HOLLOW = ' class="harness-hollow"'
 _LEVELS = ((1.0,), (1.0, 2.0, 5.0), (1.0, 1.5, 2.0, 3.0, 5.0, 7.0),
            tuple(float(m) for m in range(1, 10)), tuple(m / 10 for m in range(10, 100)))
 """Tick mantissas per level: the coarsest level with three ticks in range wins."""
@@ -176,11 +175,6 @@ def _at(value: float, axis: tuple[float, float]) -> float:
     return 100 * (math.log10(value) - axis[0]) / (axis[1] - axis[0])
 
 
-def _mark(shape: str, *, hollow: bool = False) -> str:
-    fill = ' class="harness-hollow"' if hollow else ""
-    return f'<svg viewBox="-6 -6 12 12" aria-hidden="true"{fill}>{MARKERS[shape]}</svg>'
-
-
 def line_chart(series: list[Series], *, title: str, x_label: str, y_label: str,
                x_ticks: Sequence[float], lang: str, y_scale: float = 1.0, element_id: str,
                description: str, caption: str) -> str:
@@ -214,14 +208,14 @@ def line_chart(series: list[Series], *, title: str, x_label: str, y_label: str,
             marks.append(f'<span class="harness-mark" data-series="{rank}" style="--x:{x:.2f}%;'
                          f'--y:{y:.2f}%;--size:{max(0.85 * 0.72**under, 0.4):.2f}em;'
                          f'color:{style.colour}" title="{html_text(p.note)}">'
-                         f"{_mark(style.marker, hollow=p.hollow)}</span>")
-        hollow = ' class="harness-hollow"' if one.failing else ""
+                         f'<svg viewBox="-6 -6 12 12" aria-hidden="true"'
+                         f'{_HOLLOW if p.hollow else ""}>{MARKERS[style.marker]}</svg></span>')
         legend.append(
             f'<li data-series="{rank}" style="color:{style.colour}"><svg class="harness-key" '
-            f'viewBox="0 -6 30 12" '
-            f'aria-hidden="true"><path d="M0 0H30" stroke="{style.colour}" stroke-width='
-            f'"{style.width:g}"{dash}/><g transform="translate(15 0)"{hollow}>'
-            f'{MARKERS[style.marker]}</g></svg><span>{html_text(one.label)}</span></li>')
+            f'viewBox="0 -6 30 12" aria-hidden="true"><path d="M0 0H30" stroke="{style.colour}" '
+            f'stroke-width="{style.width:g}"{dash}/><g transform="translate(15 0)"'
+            f'{_HOLLOW if one.failing else ""}>{MARKERS[style.marker]}</g></svg>'
+            f"<span>{html_text(one.label)}</span></li>")
     y_texts = tick_texts(y_ticks, lang=lang, scale=y_scale)
     x_texts = tick_texts(x_ticks, lang=lang)
     crowded = len(x_ticks) > 6  # a phone shows every other x label (harness.css)

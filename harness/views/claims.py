@@ -13,6 +13,7 @@ import math
 from harness.core.errors import HarnessError, Location
 from harness.records.claims import Evaluation
 from harness.sources.claims import VALUE
+from harness.text.drift_words import listed
 from harness.text.markdown import cell, code, recorded
 from harness.text.numbers import decimal
 from harness.text.words import word
@@ -44,11 +45,7 @@ def _listed(values: tuple[str, ...], lang: str, sep: str | None) -> str:
     shown = [cell(n) if n[:1].isdigit() else
              code(n.partition(" (")[0]) + (f" ({cell(n.partition(' (')[2])}" if " (" in n else "")
              for n in numbers]
-    if not shown:
-        return word(lang, "claim_none")
-    if len(shown) == 1:
-        return shown[0]
-    return f"{', '.join(shown[:-1])} {word(lang, 'claim_and')} {shown[-1]}"
+    return listed(shown, lang) if shown else word(lang, "claim_none")
 
 
 def render_claim(evaluation: Evaluation, lang: str, where: Location) -> str:

@@ -1,15 +1,10 @@
 """The drift report as Markdown, in the page's language (a page of the site, and what
 ``python -m harness drift`` prints for a reviewer). No torch import.
 
-Before the tables, each device key says how its builds were recorded (one session
-or several, wheel variants, the noise band or «sin control: ruido desconocido») and
-how many blocks a verdict on timings needs, so a reader knows whether a «cambió»
-compares torch or also machines. Then, per kind and device key: the items a
-reviewer must read, in a table sorted by verdict (changes first) and, within a
-verdict, by the size of the effect; the identical and single-build items as one
-count each; for timings a dot-and-interval chart and one worked example, taken
-from the first row of the table. Trials are named by the labels Medir's tables
-give them. Every record text is escaped on its way in.
+Before the tables, each device key says how its builds were recorded, so a reader
+knows whether a «cambió» compares torch or also machines. Then, per kind and device
+key, the items a reviewer must read, changes first and larger effects first; the
+identical and single-build items as one count each. Every record text is escaped.
 """
 
 from __future__ import annotations
@@ -124,18 +119,16 @@ def _chart(items: list[Drift], labels: Mapping[str, str], lang: str, device: str
         return ""
     base = compared[0].builds[0]
     floor = 1.0 + compared[0].margin if compared[0].margin else None
-    rows, described = [], []
+    rows = []
     for d in compared:
         assert d.interval is not None
         (point, low, high), _ = interval_texts(
             (d.interval.ratio, d.interval.low, d.interval.high), d.floor, lang)
         label = labels.get(d.item, d.item)
         note = f"{label}: {point}× ({low}–{high}), {word(lang, f'drift_{d.verdict}')}"
-        own = d.floor
         rows.append(IntervalRow(label=label, ratio=d.interval.ratio, low=d.interval.low,
                                 high=d.interval.high, verdict=d.verdict, note=note,
-                                band=band(own) if own is not None else None))
-        described.append(note)
+                                band=band(d.floor) if d.floor is not None else None))
     confidence = _percent(float(1 - ALPHA), lang)
     caption = word(lang, "drift_chart_caption").format(base=base, confidence=confidence)
     if floor is not None:
@@ -143,9 +136,9 @@ def _chart(items: list[Drift], labels: Mapping[str, str], lang: str, device: str
         caption += word(lang, "drift_chart_band").format(low=low, high=high)
     name = f"harness-drift-{re.sub(r'[^a-z0-9]+', '-', device.lower())}"
     text = IntervalText(title=word(lang, "drift_chart_title").format(base=base, device=device),
-                        description="; ".join(described), axis=word(lang, "drift_chart_axis"),
-                        faster=word(lang, "drift_faster"), slower=word(lang, "drift_slower"),
-                        caption=caption)
+                        description="; ".join(r.note for r in rows),
+                        axis=word(lang, "drift_chart_axis"), faster=word(lang, "drift_faster"),
+                        slower=word(lang, "drift_slower"), caption=caption)
     return interval_chart(rows, text=text, lang=lang, element_id=name)
 
 
@@ -222,25 +215,19 @@ def _instructions(items: list[Drift], labels: Mapping[str, str], lang: str,
         return []
     builds = counted[0].builds
     missing = f"<em>{word(lang, 'missing')}</em>"
-    header = [(word(lang, "trial"), False), (f"{cell(builds[0])}", True)]
-    header += [(f"{cell(b)}", True) for b in builds[1:]]
-    header += [(word(lang, "drift_instructions_control"), True)]
+    header = [(word(lang, "trial"), False), *((cell(b), True) for b in builds),
+              (word(lang, "drift_instructions_control"), True)]
     rows, spreads = [], []
     for d in counted:
-        base = d.instructions[0]
-        cells = [Cell(html=_item_html(d, labels), css="harness-id"),
-                 Cell(html=localized(f"{round(base):,}", lang) if base else missing,
-                      numeric=True)]
-        # One precision for builds and control: the control's spread is what reads them.
-        for count in d.instructions[1:]:
-            cells.append(Cell(html=f"{decimal(count / base, lang, digits=6)}×"
-                              if count and base else missing, numeric=True))
-        control = d.instructions_control
+        base, control = d.instructions[0], d.instructions_control
         if control and base:
             spreads.append(abs(control / base - 1))
-        cells.append(Cell(html=f"{decimal(control / base, lang, digits=6)}×"
-                          if control and base else missing, numeric=True))
-        rows.append(Row(cells=cells))
+        # One precision for builds and control: the control's spread is what reads them.
+        rows.append(Row(cells=[
+            Cell(html=_item_html(d, labels), css="harness-id"),
+            Cell(html=localized(f"{round(base):,}", lang) if base else missing, numeric=True),
+            *(Cell(html=f"{decimal(count / base, lang, digits=6)}×" if count and base
+                   else missing, numeric=True) for count in (*d.instructions[1:], control))]))
     spread = _percent(max(spreads), lang) if spreads else word(lang, "missing")
     name = word(lang, "drift_instructions")
     return [f"**{name}.** " + word(lang, "drift_instructions_note").format(spread=spread), "",

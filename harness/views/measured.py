@@ -1,12 +1,7 @@
 """The measurement markers, rendered from the records. No torch import.
 
-Every figure comes from ``results/``; nothing here measures. One compact table per
-group and device type (torch builds as a column, six figures a row: latency with its
-spread, throughput, fraction of peak, memory, quality), the latency ratio across
-builds, the analytic expectations checked against each record, a log–log plot, a CSV
-row, «Todas las columnas» one click away, and where every record set was made (the
-recorder's codes worded in the page's language). Identifying fields every row of a
-table shares move to its caption; those that vary make the row's short label.
+Every figure comes from ``results/``; nothing here measures. Identifying fields every
+row of a table shares move to its caption; those that vary make the row's short label.
 
 A row recorded for another definition of its trial (its ``spec_sha256`` differs from
 the hash of the current spec and workload source), or an expectation the rows
@@ -21,6 +16,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import groupby
 from typing import Any
 
 from harness.core.errors import HarnessError
@@ -30,6 +26,7 @@ from harness.core.types import DEVICE_TYPES, Environment, TrialExpectation, Tria
 from harness.records.provenance import grade_text
 from harness.records.store import DeviceRecord, Records, format_rows
 from harness.sources.trials import shape_text, spec_sha256
+from harness.text.drift_words import listed
 from harness.text.markdown import cell, html_text
 from harness.text.numbers import (
     bytes_text,
@@ -51,7 +48,6 @@ from harness.views.html_table import Cell, Row, csv_link, details, html_table
 
 __all__ = ["CSV_ONLY", "SHOWN", "Context", "all_columns", "compact_cells", "compare_versions",
            "csv_row", "device_types_for", "environment_table", "identities", "measurements", "plot",
-
            "row_environment", "threads_text"]
 
 
@@ -91,19 +87,17 @@ def threads_text(counts: list[int], lang: str) -> str:
     """Thread counts in words: «1 hilo», «1 o 2 hilos», «1, 2 o 4 hilos» (never «1/2»,
     which reads as a fraction)."""
     shown = [str(n) for n in sorted(set(counts))] or ["1"]
-    listed = (shown[0] if len(shown) == 1
-              else f"{', '.join(shown[:-1])} {word(lang, 'threads_or')} {shown[-1]}")
-    return f"{listed} {word(lang, 'thread' if shown == ['1'] else 'threads_word')}"
+    return (f"{listed(shown, lang, 'threads_or')} "
+            f"{word(lang, 'thread' if shown == ['1'] else 'threads_word')}")
 
 
 def row_environment(record: DeviceRecord, rows: list[TrialRow], lang: str) -> str:
     """Short environment (plain text): device, threads, torch build, date, memory method."""
     env = record.environment_of_runs({r.run_id for r in rows})
-    threads = [int(r.threads) for r in rows] or [env.threads if env else 1]
-    name = (env.device_name if env else "") or record.device_key
-    date = env.date[:10] if env else ""
+    threads = [int(r.threads) for r in rows] or [env.threads]
     methods = sorted({memory_method_text(r.memory_method, lang) for r in rows if r.memory_method})
-    parts = [name, threads_text(threads, lang), f"torch {record.torch_build}", date]
+    parts = [env.device_name or record.device_key, threads_text(threads, lang),
+             f"torch {record.torch_build}", env.date[:10]]
     if methods:
         parts.append(f"{word(lang, 'memory_method')}: {'; '.join(methods)}")
     return " · ".join(p for p in parts if p)
@@ -194,8 +188,8 @@ def compact_cells(row: TrialRow, spec: TrialSpec, env: Environment | None, lang:
     """Latency · throughput · peak · memory · quality of a recorded row."""
     mark = f'<span class="harness-badge">{word(lang, "stale")}</span> ' if stale else ""
     if row.error and not row.latency:
-        return [Cell(html=mark + word(lang, "error"), numeric=True), Cell(html="—", numeric=True),
-                Cell(html="—", numeric=True), Cell(html="—", numeric=True),
+        dash = Cell(html="—", numeric=True)
+        return [Cell(html=mark + word(lang, "error"), numeric=True), dash, dash, dash,
                 Cell(html=_quality(row, spec, lang))]
     latency = unbroken(latency_text(row.latency, lang)) if row.latency else "—"
     if row.latency and row.repeats is not None and row.repeats < 2:  # no spread in one block
@@ -329,13 +323,6 @@ def device_types_for(context: Context, group: str) -> list[str]:
     return [d for d in DEVICE_TYPES if d in applies and (d in ("cpu", "cuda") or d in recorded)]
 
 
-def _missing_line(context: Context, device_type: str) -> str:
-    lang = context.lang
-    return (f'<p class="harness-missing"><em>{word(lang, "missing")}</em>: '
-            f"{word(lang, 'no_record')} ({word(lang, 'hint')} "
-            f"<code>python -m harness record --device {device_type}</code>).</p>")
-
-
 def _specs(context: Context, group: str, device_type: str) -> list[TrialSpec]:
     return [s for s in context.specs.values() if s.group == group and device_type in s.devices]
 
@@ -390,18 +377,21 @@ def _table(context: Context, specs: list[TrialSpec], records: list[DeviceRecord]
 
 def _device(context: Context, group: str, device_type: str) -> tuple[list[str], int]:
     """The HTML pieces of one device type's table, and how many of its rows failed."""
-    parts = [f'<p class="harness-device"><strong>{word(context.lang, device_type)}</strong></p>']
+    lang = context.lang
+    parts = [f'<p class="harness-device"><strong>{word(lang, device_type)}</strong></p>']
     # Sets that measure trials: an examples-only set (a test-matrix build) has no row to
     # show here, and is not a build whose rows are missing either.
     measuring = [r for r in context.records.items if r.rows]
     records = [r for r in measuring if r.device_type == device_type]
     specs = _specs(context, group, device_type)
     if not records:
-        return [*parts, _missing_line(context, device_type),
-                expectation_block(context, specs, records)], 0
+        missing = (f'<p class="harness-missing"><em>{word(lang, "missing")}</em>: '
+                   f"{word(lang, 'no_record')} ({word(lang, 'hint')} "
+                   f"<code>python -m harness record --device {device_type}</code>).</p>")
+        return [*parts, missing, expectation_block(context, specs, records)], 0
     built = {r.torch_build for r in records}
     absent = [b for b in dict.fromkeys(r.torch_build for r in measuring) if b not in built]
-    note = (f"<em>{word(context.lang, 'missing')}</em> {word(context.lang, 'for_build')} "
+    note = (f"<em>{word(lang, 'missing')}</em> {word(lang, 'for_build')} "
             f"{', '.join(html_text(b) for b in absent)}") if absent else ""
     names = {s.name for s in specs}
     failed = sum(1 for r in records for row in r.rows if row.trial in names and row.failed)
@@ -485,27 +475,26 @@ def compare_versions(context: Context, group: str) -> str:
         # set (no rows) has nothing to compare.
         records = [r for r in context.records.items
                    if r.device_key == key and context.group_rows(r, group)]
-        base = records[0]
-        title = f"<strong>{word(lang, key.split('-', 1)[0])}</strong> ({html_text(key)})"
+        base, device_type = records[0], key.split("-", 1)[0]
+        title = f"<strong>{word(lang, device_type)}</strong> ({html_text(key)})"
         if len(records) < 2:
             parts.append(f"<p>{title}: {word(lang, 'only_one')} "
                          f"(torch {html_text(base.torch_build)}).</p>")
             continue
-        found = {s.name: row for s in _specs(context, group, key.split("-", 1)[0])
+        found = {s.name: row for s in _specs(context, group, device_type)
                  if (row := base.row(s.name)) is not None}
-        specs = [s for s in _specs(context, group, key.split("-", 1)[0]) if s.name in found]
+        specs = [s for s in _specs(context, group, device_type) if s.name in found]
         labels = {n: _parts_together(label)
                   for n, label in identities(specs, found, lang)[0].items()}
         header = [(word(lang, "trial"), False)] + [
             (f"torch {html_text(r.torch_build)}", True) for r in records[1:]]
         rows = []
         for spec in specs:
-            first = base.row(spec.name)
             cells = [Cell(html=labels[spec.name], css="harness-id")]
             for record in records[1:]:
                 row = record.row(spec.name)
-                text = (f"<em>{word(lang, 'missing')}</em>" if row is None or first is None
-                        else _ratio(context, row, first, record, base))
+                text = (f"<em>{word(lang, 'missing')}</em>" if row is None
+                        else _ratio(context, row, found[spec.name], record, base))
                 cells.append(Cell(html=text, numeric=True))
             rows.append(Row(cells=cells, title=spec.name))
         caption = (f"{title} · {word(lang, 'ratio')} {html_text(base.torch_build)} "
@@ -521,8 +510,12 @@ def compare_versions(context: Context, group: str) -> str:
 CSV_ONLY = ("samples_s", "spec_sha256", "run_id")
 #: The fields the lines show, in the record's column order.
 SHOWN = tuple(c for c in CSV_HEADER if c not in CSV_ONLY)
-_SECONDS = ("latency", "latency_iqr_s", "load_s", "first_call_s")
-_EXPONENTS = ("quality_error", "tolerance")
+#: How a field's value is written; names and counts are shown as recorded.
+_FORMATS: dict[str, Callable[[Any, str], str]] = {
+    **dict.fromkeys(("latency", "latency_iqr_s", "load_s", "first_call_s"), latency_text),
+    **dict.fromkeys(("quality_error", "tolerance"), scientific),
+    "memory": bytes_text, "iqr_over_median": percent_text, "throughput_unit": unit_name,
+    "memory_method": memory_method_text}
 #: Record text, which may wrap; any other value with a figure keeps it with its unit.
 _WRAPPING = ("memory_method", "error")
 
@@ -545,21 +538,9 @@ def _text(row: TrialRow, name: str, spec: TrialSpec, env: Environment | None,
         return word(lang, "not_measured")
     if isinstance(value, bool):
         return word(lang, "answer_yes" if value else "answer_no")
-    if name in _SECONDS:
-        return latency_text(value, lang)
-    if name in _EXPONENTS:
-        return scientific(value, lang)
-    if name == "memory":
-        return bytes_text(value, lang)
-    if name == "iqr_over_median":
-        return percent_text(value, lang)
     if name == "throughput":
         return throughput_text(value, row.throughput_unit, lang)
-    if name == "throughput_unit":
-        return unit_name(value, lang)
-    if name == "memory_method":
-        return memory_method_text(value, lang)
-    return str(value)  # names and counts, as recorded
+    return _FORMATS[name](value, lang) if name in _FORMATS else str(value)
 
 
 def _field_values(row: TrialRow, spec: TrialSpec, env: Environment | None,
@@ -801,20 +782,18 @@ def _shown(record: DeviceRecord) -> list[Environment]:
     return [record.environment_of(i) for i in ids] or [record.environment]
 
 
-def _each(read: Callable[[Environment], str]) -> Callable[[DeviceRecord, str], str]:
+def _each(read: Callable[[Environment, str], str]) -> Callable[[DeviceRecord, str], str]:
+    """``read`` of every shown run, each distinct value once."""
     return lambda record, lang: " / ".join(dict.fromkeys(
-        v for e in _shown(record) if (v := read(e))))
+        v for e in _shown(record) if (v := read(e, lang))))
 
 
-def _tf32(record: DeviceRecord, lang: str) -> str:
-    """float32 matmul precision and whether CUDA may use TF32, for every shown run."""
-    found = []
-    for env in _shown(record):
-        allowed = env.extra.get("cuda_matmul_allow_tf32")
-        flag = word(lang, "env_tf32_unknown" if allowed is None else
-                    "env_tf32_allowed" if allowed else "env_tf32_refused")
-        found.append(f"{env.extra.get('float32_matmul_precision', '—')}; {flag}")
-    return " / ".join(dict.fromkeys(found))
+def _tf32(env: Environment, lang: str) -> str:
+    """float32 matmul precision and whether CUDA may use TF32."""
+    allowed = env.extra.get("cuda_matmul_allow_tf32")
+    flag = word(lang, "env_tf32_unknown" if allowed is None else
+                "env_tf32_allowed" if allowed else "env_tf32_refused")
+    return f"{env.extra.get('float32_matmul_precision', '—')}; {flag}"
 
 
 def _dates(record: DeviceRecord) -> str:
@@ -823,9 +802,9 @@ def _dates(record: DeviceRecord) -> str:
 
 
 _ENV_FIELDS: tuple[tuple[str, Callable[[DeviceRecord, str], str]], ...] = (
-    ("device", _each(lambda e: e.device_name or e.device_key)),
-    ("cpu_model", _each(lambda e: e.cpu_model)),
-    ("env_tf32", _tf32),
+    ("device", _each(lambda e, lang: e.device_name or e.device_key)),
+    ("cpu_model", _each(lambda e, lang: e.cpu_model)),
+    ("env_tf32", _each(_tf32)),
     ("env_threads", _threads),
     ("platform", lambda r, lang: f"Python {r.environment.python} · {r.environment.platform}"),
     ("cuda_driver", lambda r, lang: " / ".join(
@@ -841,7 +820,7 @@ _ENV_FIELDS: tuple[tuple[str, Callable[[DeviceRecord, str], str]], ...] = (
 )
 
 
-def _value(text: str, lang: str) -> str:
+def _value(text: str) -> str:
     if not text:
         return "—"
     if len(text) <= _LONG:  # a short value keeps together: no break at its spaces or "-"
@@ -869,17 +848,11 @@ def environment_table(context: Context) -> str:
         values = [read(r, lang) for r in records]
         name = word(lang, key)
         if len(records) > 1 and len(set(values)) == 1:
-            shared.append(f"<li>{name}: {_value(values[0], lang)}</li>")
+            shared.append(f"<li>{name}: {_value(values[0])}</li>")
             continue
-        runs: list[list[str]] = []  # neighbours that agree share one cell
-        for value in values:
-            if runs and runs[-1][0] == value:
-                runs[-1].append(value)
-            else:
-                runs.append([value])
-        cells = " ".join(
-            (f'<td colspan="{len(run)}" class="harness-span">' if len(run) > 1 else "<td>")
-            + f"{_value(run[0], lang)}</td>" for run in runs)
+        runs = [(value, len(list(same))) for value, same in groupby(values)]  # one cell each
+        cells = " ".join((f'<td colspan="{n}" class="harness-span">' if n > 1 else "<td>")
+                         + f"{_value(value)}</td>" for value, n in runs)
         rows.append(f'<tr><th scope="row">{name}</th> {cells}</tr>')
     common = (f'<p class="harness-env-common">{word(lang, "same_all_title")}:</p>'
               f'<ul class="harness-env-common">{"".join(shared)}</ul>' if shared else "")

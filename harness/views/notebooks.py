@@ -1,16 +1,12 @@
 """Notebooks generated from a page, its snippets and the records, in page order.
 No torch import.
 
-``docs/<slug>.md`` → ``docs/cuadernos/<slug>.ipynb`` (``.en.md`` → ``.en.ipynb``).
-The article's text (without its front matter) becomes Markdown cells, every Python
-include a code cell with the snippet's source and, as its output, what the records
-observed when it ran (each expected name's value, from the newest CPU build that
-observed the snippet) and a provenance line; every ``harness:observed`` marker a cell
-listing the analytic expectations to compare with. The outputs come from
-``results/``, never from a run, so the freshness check stays deterministic (no date
-of "now"); running the notebook replaces them with the kernel's own. The
-maintainer's note ("generated, do not edit") is the last cell and the notebook's
-metadata, out of the reader's way.
+The article's text becomes Markdown cells, every Python include a code cell whose
+output is what the records observed when it ran. The outputs come from ``results/``,
+never from a run, so the freshness check stays deterministic (no date of "now");
+running the notebook replaces them with the kernel's own. The maintainer's note
+("generated, do not edit") is the last cell and the notebook's metadata, out of the
+reader's way.
 """
 
 from __future__ import annotations
@@ -163,7 +159,7 @@ def _markdown_cell(text: str) -> dict[str, Any]:
     return {"cell_type": "markdown", "metadata": {}, "source": text.splitlines(keepends=True)}
 
 
-def _code_cell(source: str, output: dict[str, Any] | None = None) -> dict[str, Any]:
+def _code_cell(source: str, output: dict[str, Any] | None) -> dict[str, Any]:
     return {"cell_type": "code", "execution_count": None, "metadata": {},
             "outputs": [output] if output else [],
             "source": source.rstrip("\n").splitlines(keepends=True)}
@@ -201,13 +197,11 @@ def build_notebook(project: Project, page: Path, records: Records) -> dict[str, 
         if snippet is None:
             raise HarnessError(f"{include.location}: unknown snippet {include.snippet_id!r}")
         source = snippet.path.read_text(encoding="utf-8")
-        output = recorded_output(snippet, project.expectations.get(snippet.id, []),
-                                 records.items, lang)
-        if snippet.language != "py":  # shown as text: a fold it sits in stays one
-            spans.append((include.start, include.end,
-                          f"```{snippet.language}\n{source.rstrip()}\n```"))
-            continue
-        spans.append((include.start, include.end, _code_cell(source, output)))
+        piece: dict[str, Any] | str = (  # not Python: shown as text, a fold it sits in stays one
+            f"```{snippet.language}\n{source.rstrip()}\n```" if snippet.language != "py"
+            else _code_cell(source, recorded_output(
+                snippet, project.expectations.get(snippet.id, []), records.items, lang)))
+        spans.append((include.start, include.end, piece))
     for marker in find_markers(text, shown):
         if marker.kind == "observed":
             note = _expectations_cell(project, marker.args.get("snippet", ""), lang)
@@ -236,14 +230,13 @@ def build_notebook(project: Project, page: Path, records: Records) -> dict[str, 
             first = " " * indent if start == line_start else ""
             pending += first + piece.replace("\n", "\n" + " " * indent)
         else:
-            if _plain_markdown(pending, depth):
-                cells.append(_markdown_cell(_plain_markdown(pending, depth)))
+            if markdown := _plain_markdown(pending, depth):
+                cells.append(_markdown_cell(markdown))
             pending, depth = "", indent // 4  # the text after goes on in the code's fold
             cells.append(piece)
         position = end
-    pending += text[position:]
-    if _plain_markdown(pending, depth):
-        cells.append(_markdown_cell(_plain_markdown(pending, depth)))
+    if markdown := _plain_markdown(pending + text[position:], depth):
+        cells.append(_markdown_cell(markdown))
     # Code cells with a recorded output are numbered as a kernel running the notebook top
     # to bottom numbers them; one no record observed keeps None (``In [ ]:``).
     executed = [c for c in cells if c["cell_type"] == "code" and c["outputs"]]

@@ -54,8 +54,8 @@ def _analytic(expectation: Expectation) -> str:
     """What the expectation asserts: a value, or for a ``raises`` one the exception's type
     and the stable part of its message, written as the observed side writes an exception."""
     if expectation.raises:
-        message = f" «{html_text(expectation.message)}»" if expectation.message else ""
-        return f"{code(expectation.raises)}:{message}" if message else code(expectation.raises)
+        message = f": «{html_text(expectation.message)}»" if expectation.message else ""
+        return code(expectation.raises) + message
     return breakable(code(format_value(expectation.value)))
 
 
@@ -109,17 +109,16 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
     cells: dict[str, list[tuple[str, str]]] = {}
     stale: dict[str, list[tuple[str, str]]] = {}
     """Per stale build, its stale observations' (file:line, name): one message lists all."""
+    merged: dict[tuple[str, ...], list[DeviceRecord]] = {}  # identical columns become one
     for record in columns:
         found = {(o.snippet, o.name): o for o in record.observations_of(snippet.id)}
-        cells[_label(record)] = [_cell(e, found.get((e.snippet, e.name)), snippet, lang)
-                                 for e in expectations]
-        for e, (_, state) in zip(expectations, cells[_label(record)], strict=True):
+        column = [_cell(e, found.get((e.snippet, e.name)), snippet, lang) for e in expectations]
+        cells[_label(record)] = column
+        merged.setdefault(tuple(t for t, _ in column), []).append(record)
+        for e, (_, state) in zip(expectations, column, strict=True):
             if state == "stale":
                 stale.setdefault(record.torch_build, []).append(
                     (str(record.observation_lines[(e.snippet, e.name)]), e.name))
-    merged: dict[tuple[str, ...], list[DeviceRecord]] = {}
-    for record in columns:  # identical observed columns become one
-        merged.setdefault(tuple(t for t, _ in cells[_label(record)]), []).append(record)
     # Sets that observe the examples but not this one (a snippet newer than their record):
     # one column that says so, rather than leaving the build out of sight.
     absent = [r for r in records if r.observations and r not in columns]
