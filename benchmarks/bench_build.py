@@ -1,7 +1,7 @@
 """The docs build against its two floors, side by side, in CPU seconds.
 
     python benchmarks/bench_build.py             # 4 articles and 64, 5 and 3 pairs
-    python benchmarks/bench_build.py --quick     # 4 articles, 1 pair (the smoke test)
+    python benchmarks/bench_build.py --quick     # 4 articles, 1 pair, no warm-up (smoke test)
     python benchmarks/bench_build.py --articles 4,16 --pairs 3
 
 Each build is ``mkdocs build --strict`` in a fresh process, measured in CPU seconds
@@ -146,11 +146,13 @@ def pairs(first: Callable[[], float], second: Callable[[], float],
     return found
 
 
-def measure(scratch: Path, articles: int, count: int) -> dict[str, list[tuple[float, float]]]:
+def measure(scratch: Path, articles: int, count: int, *,
+            warm_up: bool = True) -> dict[str, list[tuple[float, float]]]:
     sites = Sites(scratch, articles)
     # Untimed: each site once, so that every timed build finds bytecode and file caches
-    # as warm as the others, and the harness its build cache full.
-    for name in sites.roots:
+    # as warm as the others, and the harness its build cache full (the cold pair fills
+    # it anyway: a smoke run skips this).
+    for name in sites.roots if warm_up else ():
         sites.build(name, cold=True)
     return {
         "cold": pairs(lambda: sites.build("harness", cold=True),
@@ -182,7 +184,7 @@ def report(articles: int, found: dict[str, list[tuple[float, float]]]) -> list[s
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true",
-                        help=f"{len(ARTICLES)} articles, 1 pair each (a smoke test's run)")
+                        help=f"{len(ARTICLES)} articles, 1 pair each, no warm-up (a smoke run)")
     parser.add_argument("--articles", default=f"{len(ARTICLES)},64",
                         help="comma-separated site sizes in articles (default: today's and 64)")
     parser.add_argument("--pairs", type=int, default=0,
@@ -194,7 +196,8 @@ def main() -> int:
         for articles in sizes:
             count = 1 if options.quick else options.pairs or (5 if articles <= len(ARTICLES) else 3)
             folder = Path(scratch) / f"{articles}-articles"
-            over += report(articles, measure(folder, articles, count))
+            over += report(articles, measure(folder, articles, count,
+                                             warm_up=not options.quick))
     if over:
         print(f"{len(over)} comparison(s) over target", flush=True)
     return 0

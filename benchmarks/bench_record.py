@@ -3,6 +3,8 @@ temporary results folder (the repository's results/ is left alone).
 
     python benchmarks/bench_record.py            # both; exit 1 if over a limit
     python benchmarks/bench_record.py --quick    # only the CI subset
+    python benchmarks/bench_record.py --smoke    # one trial, one run: the test suite's
+                                                 # smoke run (a crash check, not a figure)
 
 Limits: quick < 30 s (it runs in CI), full < 180 s. Run nothing else that
 computes meanwhile: on a 2-core machine a second timing job skews both.
@@ -21,7 +23,11 @@ ROOT = Path(__file__).resolve().parent.parent
 LIMITS = {"quick": 30.0, "full": 180.0}
 
 
-def timed_record(mode: str, results: Path) -> tuple[float, int, str]:
+#: The smallest record that still goes through the command's whole path.
+SMOKE = ["--trials", "matmul_256_float32", "--runs", "1", "--min-run-time", "0.05"]
+
+
+def timed_record(mode: str, results: Path, extra: list[str]) -> tuple[float, int, str]:
     command = [
         sys.executable,
         "-m",
@@ -34,6 +40,7 @@ def timed_record(mode: str, results: Path) -> tuple[float, int, str]:
         "trials",
         "--results",
         str(results),
+        *extra,
     ]
     start = time.perf_counter()
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
@@ -46,11 +53,17 @@ def timed_record(mode: str, results: Path) -> tuple[float, int, str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="time only the quick record")
+    parser.add_argument("--smoke", action="store_true",
+                        help="one trial, one run, no limit (the test suite's crash check)")
     args = parser.parse_args()
     failed = False
-    for mode in ("quick",) if args.quick else ("quick", "full"):
+    for mode in ("quick",) if args.quick or args.smoke else ("quick", "full"):
         with tempfile.TemporaryDirectory(prefix=f"bench-record-{mode}-") as folder:
-            seconds, status, last = timed_record(mode, Path(folder))
+            seconds, status, last = timed_record(mode, Path(folder),
+                                                 SMOKE if args.smoke else [])
+        if args.smoke:
+            print(f"smoke: {seconds:6.1f} s (no limit), exit {status} | {last}")
+            return 0 if status == 0 else 2  # the record failed: not a verdict
         within = status == 0 and seconds < LIMITS[mode]
         failed = failed or not within
         print(
