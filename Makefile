@@ -71,7 +71,7 @@ browser:
 test: $(VENV)/.installed-$(TORCH_TAG) browser
 	$(BIN)/python -m mypy --strict harness
 	$(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder \
-	  --tracing=retain-on-failure --screenshot=only-on-failure --output=test-artifacts/playwright
+	  --screenshot=only-on-failure --output=test-artifacts/playwright
 
 # Every check `make test` runs for one page, static checks first; each problem comes
 # with its own next step (harness/commands/check.py). `make serve` is the preview (not

@@ -101,13 +101,14 @@ def site_path(config: Path = ROOT / "mkdocs.yml") -> str:
 BACKSTOP_S = 1500
 
 
-def run(command: list[str], **options: Any) -> subprocess.CompletedProcess[Any]:
-    """``subprocess.run(command, **options)`` under :data:`BACKSTOP_S`; past it the test
+def run(command: list[str], *, backstop: float = BACKSTOP_S,
+        **options: Any) -> subprocess.CompletedProcess[Any]:
+    """``subprocess.run(command, **options)`` under ``backstop`` seconds; past it the test
     fails as a hang, naming the command, not as the change's failure."""
     try:
-        return subprocess.run(command, timeout=BACKSTOP_S, **options)
+        return subprocess.run(command, timeout=backstop, **options)
     except subprocess.TimeoutExpired:
-        pytest.fail(f"hung: `{' '.join(map(str, command))}` still ran after {BACKSTOP_S} s "
+        pytest.fail(f"hung: `{' '.join(map(str, command))}` still ran after {backstop:.0f} s "
                     "(a backstop for a hang, not a time limit)", pytrace=False)
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
-from support import ROOT
+from support import BACKSTOP_S, ROOT
 
 __all__ = ["ARTICLES", "ARTIFACTS", "SCREENSHOTS", "screenshot", "serve", "switch_palette",
            "unavailable"]
@@ -54,6 +54,17 @@ def screenshot(tab: Any, path: str, *, width: int, dark: bool) -> None:
     tab.screenshot(path=str(SCREENSHOTS / f"{name}-{width}-{'dark' if dark else 'light'}.jpg"),
                    type="jpeg", quality=80,
                    full_page=_full_pages() and (width < 1000 or article))
+
+
+def offline(context: Any) -> Any:
+    """``context`` with GitHub's API answered locally (Material asks it for the
+    repository's stars and release; the test machine has no internet, so the answer is an
+    empty one rather than a DNS error), and a default timeout that is a backstop against a
+    hang, not a limit a busy machine can reach (Playwright's own is 30 s)."""
+    context.set_default_timeout(BACKSTOP_S * 1000)
+    context.route("https://api.github.com/**", lambda route: route.fulfill(
+        status=200, body="{}", content_type="application/json"))
+    return context
 
 
 def switch_palette(tab: Any, scheme: str) -> None:

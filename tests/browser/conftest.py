@@ -1,11 +1,12 @@
 """The browser tests' fixtures, on pytest-playwright.
 
 pytest-playwright gives each test a fresh browser context (its ``context`` and
-``page`` fixtures) and, with the options pyproject.toml sets, keeps a trace and a
-screenshot of a failing test under ``test-artifacts/playwright/``. Here it is pointed
-at Debian's Chromium through ``executable_path`` (``playwright install`` cannot
-download here); without a ``chromium`` executable the tests skip with the reason,
-and with ``CI=true`` they fail instead. The built site (``built_site``,
+``page`` fixtures) and, with the option the Makefile passes, keeps a screenshot of a
+failing test under ``test-artifacts/playwright/`` (``--tracing=retain-on-failure`` adds
+a trace when debugging one). Here it is pointed at Debian's Chromium through
+``executable_path`` (``playwright install`` cannot download here); without a
+``chromium`` executable the tests skip with the reason, and with ``CI=true`` they fail
+instead. The built site (``built_site``,
 tests/conftest.py) is served once per run over HTTP on 127.0.0.1. Helpers that tests
 import live in tests/browser/browsing.py.
 """
@@ -20,7 +21,7 @@ from typing import Any
 import pytest
 from support import CHROMIUM_ARGS, site_path
 
-from tests.browser.browsing import serve, unavailable
+from tests.browser.browsing import offline, serve, unavailable
 
 
 @pytest.fixture(scope="session")
@@ -49,15 +50,8 @@ def browser_context_args(browser_context_args: dict[str, Any]) -> dict[str, Any]
 
 @pytest.fixture
 def context(new_context: Callable[..., Any]) -> Any:
-    """A fresh context per test (pytest-playwright's, so it is traced), with a 10 s
-    default timeout and GitHub's API answered locally: Material asks it for the
-    repository's stars and release, and the test machine has no internet, so the
-    answer is an empty one rather than a DNS error."""
-    fresh = new_context()
-    fresh.set_default_timeout(10_000)
-    fresh.route("https://api.github.com/**", lambda route: route.fulfill(
-        status=200, body="{}", content_type="application/json"))
-    return fresh
+    """A fresh context per test (pytest-playwright's, so it can be traced), offline."""
+    return offline(new_context())
 
 
 @pytest.fixture

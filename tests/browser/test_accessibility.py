@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from support import ROOT
 
-from tests.browser.browsing import switch_palette, unavailable
+from tests.browser.browsing import offline, switch_palette, unavailable
 
 pytestmark = pytest.mark.browser
 
@@ -90,8 +90,7 @@ def test_every_page_on_a_touch_phone(browser: Any, site_url: str, built_site: Pa
     misses; overrides/main.html gives it on every device (issue 28)."""
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
                                   has_touch=True, locale="es-ES", color_scheme="light")
-    context.route("https://api.github.com/**", lambda route: route.fulfill(
-        status=200, body="{}", content_type="application/json"))
+    offline(context)
     tab = context.new_page()
     try:
         assert tab.evaluate("matchMedia('(hover)').matches") is False  # the touch case

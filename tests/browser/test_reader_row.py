@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from support import run
 
-from tests.browser.browsing import switch_palette
+from tests.browser.browsing import offline, switch_palette
 from tests.browser.test_accessibility import AXE, _axe, _known
 
 pytestmark = pytest.mark.browser
@@ -167,8 +167,7 @@ def test_axe_with_the_box_empty_and_filled(browser: Any, site_url: str, printed:
     size = {"width": 390, "height": 844} if phone else {"width": 1280, "height": 900}
     context = browser.new_context(viewport=size, is_mobile=phone, has_touch=phone,
                                   locale="es-ES", color_scheme="light")
-    context.route("https://api.github.com/**", lambda route: route.fulfill(
-        status=200, body="{}", content_type="application/json"))
+    offline(context)
     tab = context.new_page()
     tab.goto(site_url + PAGE, wait_until="load")
     empty = _severe(tab, phone)

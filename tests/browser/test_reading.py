@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.browsing import ARTICLES, screenshot, switch_palette
+from tests.browser.browsing import ARTICLES, offline, screenshot, switch_palette
 
 pytestmark = pytest.mark.browser
 
@@ -52,8 +52,7 @@ ARTICLE_PHONE_PX = 7_000
 def test_articles_read_as_lessons_on_a_phone(browser: Any, site_url: str) -> None:
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
                                   has_touch=True, locale="es-ES")
-    context.route("https://api.github.com/**", lambda route: route.fulfill(
-        status=200, body="{}", content_type="application/json"))
+    offline(context)
     tab = context.new_page()
     try:
         for path in ("medir-pytorch/", "en/medir-pytorch/"):
