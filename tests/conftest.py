@@ -24,25 +24,36 @@ from support import ROOT, SAMPLES, SITE_HOME, run, without_torch
 pytest_plugins = ["pytester", "pytest_playwright.pytest_playwright"]
 
 
-#: Modules that take seconds each, slowest first (as benchmarks/bench_suite.py measured
-#: them), with the two that need no built site second and fourth: under `-n 2 --dist
-#: loadfile` a worker takes whole modules in this order, so the long ones start first
-#: and neither worker is left alone with one at the end, and the worker that does not
-#: build the site has work of its own meanwhile. Other modules follow in their order.
+#: Modules that take seconds each, slowest first (as a `--durations` run of `make test`
+#: measured them on 2026-12-02): under `-n 2 --dist loadfile` a worker takes whole
+#: modules in this order, so the long ones start first and neither worker is left alone
+#: with one at the end, and the worker that does not build the site has work of its own
+#: meanwhile. Other modules follow in their order.
 #: The Makefile passes xdist's --no-loadscope-reorder, without which xdist orders modules
 #: by their number of tests and puts a long module with one test (the serve test) last.
 SLOW_FIRST = (
+    # Under CI=true it runs the whole suite again in a clone (its step 9): first, so the
+    # rest of this run proceeds on the other worker meanwhile.
+    "tests/faults/test_contributing_steps.py",
+    "tests/browser/test_accessibility.py",
+    "tests/integration/test_benchmarks.py",
+    "tests/integration/test_check.py",
+    "tests/browser/test_layout.py",
     "tests/browser/test_site_in_browser.py",
-    "tests/faults/test_faults_examples.py",
     "tests/browser/test_reading.py",
-    "tests/integration/test_record.py",
+    "tests/browser/test_reader_row.py",
+    "tests/integration/test_gpu_record_dry.py",
+    "tests/faults/test_faults_record.py",
     "tests/browser/test_notebooks_and_search.py",
-    "tests/browser/test_serve.py",
+    "tests/integration/test_record.py",
     "tests/faults/test_faults_build.py",
-    "tests/integration/test_notebooks.py",
-    "tests/unit/test_runner.py",
+    "tests/faults/test_faults_examples.py",
+    "tests/integration/test_timing.py",
+    "tests/browser/test_phone.py",
     "tests/integration/test_pages_glue.py",
-    "tests/integration/test_build_cache.py",
+    "tests/browser/test_serve.py",
+    "tests/browser/test_chrome.py",
+    "tests/integration/test_publishing.py",
 )
 
 
