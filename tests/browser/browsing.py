@@ -21,8 +21,8 @@ from typing import Any, NoReturn
 import pytest
 from support import BACKSTOP_S, ROOT
 
-__all__ = ["ARTICLES", "ARTIFACTS", "SCREENSHOTS", "screenshot", "serve", "switch_palette",
-           "unavailable"]
+__all__ = ["ARTICLES", "ARTIFACTS", "SCREENSHOTS", "offline", "screenshot", "serve",
+           "switch_palette", "unavailable"]
 
 ARTIFACTS = ROOT / "test-artifacts"
 #: Every page's screenshots, one file per layout: <page>-<width>-<light|dark>.jpg.
