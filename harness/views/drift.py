@@ -4,7 +4,8 @@
 Before the tables, each device key says how its builds were recorded, so a reader
 knows whether a «cambió» compares torch or also machines. Then, per kind and device
 key, the items a reviewer must read, changes first and larger effects first; the
-identical and single-build items as one count each. Every record text is escaped.
+identical and single-build items as one count each; for timings a chart of the
+intervals and one worked example, the table's first row. Every record text is escaped.
 """
 
 from __future__ import annotations
@@ -147,8 +148,8 @@ def _worked(d: Drift, labels: Mapping[str, str], lang: str) -> str:
     base, other = d.samples
     alpha = ALPHA / max(len(d.builds) - 1, 1)
     # The runs' half of the error (drift_stats): the interval before the window widens it.
-    k = moses_rank(len(base), len(other), runs_alpha(len(d.builds) - 1))
-    runs = ratio_interval(base, other, runs_alpha(len(d.builds) - 1))
+    half = runs_alpha(len(d.builds) - 1)
+    k, runs = moses_rank(len(base), len(other), half), ratio_interval(base, other, half)
     if d.interval is None or k is None or runs is None or d.setup is None:
         return ""
     factor, unit = latency_scale(statistics.median(base))

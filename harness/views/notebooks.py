@@ -1,6 +1,7 @@
 """Notebooks generated from a page, its snippets and the records, in page order.
 No torch import.
 
+``docs/<slug>.md`` → ``docs/cuadernos/<slug>.ipynb`` (``.en.md`` → ``.en.ipynb``).
 The article's text becomes Markdown cells, every Python include a code cell whose
 output is what the records observed when it ran. The outputs come from ``results/``,
 never from a run, so the freshness check stays deterministic (no date of "now");
