@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import ROOT, inject, run
+from support import BACKSTOP_S, ROOT, inject, run
 
 PAGE = "elegir-pytorch"
 # Long on purpose: a snippet observed by one build is labelled «<page>/<snippet> <name>» on
@@ -83,11 +83,11 @@ def _clone_with_changes(target: Path) -> Path:
     return target
 
 
-#: Set in the environment of the nested `make test` (step 9).
+#: Set in the environment of every step: inside step 9's `make test` it skips this walk.
 NESTED = "HARNESS_WALK"
 
 
-def _make(root: Path, target: str, **backstop: float) -> tuple[int, str]:
+def _make(root: Path, target: str, backstop: float = BACKSTOP_S) -> tuple[int, str]:
     venv = Path(sys.executable).parent.parent
     # Not this run's own pytest settings (xdist's worker name, the current test): the
     # steps are a contributor's, started from a shell.
@@ -95,7 +95,7 @@ def _make(root: Path, target: str, **backstop: float) -> tuple[int, str]:
     done = run(["make", "--no-print-directory", "-o", f"{venv}/.installed-torch__2.13.0",
                 f"VENV={venv}", target, f"PAGE={PAGE}"],
                cwd=root, capture_output=True, text=True, env={**clean, NESTED: "1"},
-               **backstop)
+               backstop=backstop)
     return done.returncode, done.stdout + done.stderr
 
 
