@@ -210,15 +210,22 @@ def _collect(requests: list[SnippetRequest], reader: _Reader, *, timeout: float,
     spawns: list[dict[str, Any]] = []
     network, running, ended, fatal = "", -1, False, ""
     forged: set[int] = set()
-    deadline = time.monotonic() + timeout
+    # The page's start (Python, then the snippets' imports: torch takes seconds, many
+    # more on a loaded machine) is no snippet's: it gets the default backstop at least.
+    startup = max(timeout, DEFAULT_TIMEOUT_S)
+    deadline = time.monotonic() + startup
     while not fatal:
         data = reader.next(deadline)
         if data is None:
             if reader.closed or reader.process.poll() is not None:
                 break
             _kill_group(reader.process)
+            if running < 0 and not ended:
+                fatal = (f"the page's process did not reach its first snippet in {startup:g} s "
+                         f"(importing what its snippets import) and was stopped{_tail(log)}")
+                break
             what = (f"{names[running]} (or an exit handler one of the page's snippets "
-                    "registered)" if ended else names[max(running, 0)])
+                    "registered)" if ended else names[running])
             fatal = (f"{what} ran longer than {timeout:g} s and was stopped: it hangs, or "
                      "the limit (HARNESS_EXAMPLE_TIMEOUT) is too short for this machine")
             break

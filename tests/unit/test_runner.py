@@ -151,6 +151,17 @@ def test_another_process_writing_into_the_checkout_is_not_charged(tmp_path: Path
     assert [o.failure for o in page.values()] == ["", ""]
 
 
+def test_the_pages_imports_are_not_on_a_snippets_clock(tmp_path: Path, monkeypatch) -> None:
+    """Importing torch takes many seconds on a loaded machine: the page's start has its
+    own backstop, so a short snippet limit stops hanging snippets, not slow imports."""
+    (tmp_path / "modules").mkdir()
+    (tmp_path / "modules" / "slow_to_import.py").write_text("import time\ntime.sleep(2)\n")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path / "modules"))
+    page = _run(tmp_path, {"uses": "import slow_to_import\ny = 1\n"}, timeout=1,
+                imports=("slow_to_import",))
+    assert page["uses"].failure == "", page
+
+
 def test_a_hang_and_a_crash_stop_their_page_naming_the_snippet(tmp_path: Path) -> None:
     # It sleeps rather than spins, and swallows every exception: only a clock outside
     # the snippet's reach stops it, and the wait costs no CPU.
