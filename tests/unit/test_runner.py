@@ -155,9 +155,9 @@ def test_the_pages_imports_are_not_on_a_snippets_clock(tmp_path: Path, monkeypat
     """Importing torch takes many seconds on a loaded machine: the page's start has its
     own backstop, so a short snippet limit stops hanging snippets, not slow imports."""
     (tmp_path / "modules").mkdir()
-    (tmp_path / "modules" / "slow_to_import.py").write_text("import time\ntime.sleep(2)\n")
+    (tmp_path / "modules" / "slow_to_import.py").write_text("import time\ntime.sleep(4)\n")
     monkeypatch.setenv("PYTHONPATH", str(tmp_path / "modules"))
-    page = _run(tmp_path, {"uses": "import slow_to_import\ny = 1\n"}, timeout=1,
+    page = _run(tmp_path, {"uses": "import slow_to_import\ny = 1\n"}, timeout=2,
                 imports=("slow_to_import",))
     assert page["uses"].failure == "", page
 
