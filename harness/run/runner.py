@@ -220,7 +220,7 @@ def _collect(requests: list[SnippetRequest], reader: _Reader, *, timeout: float,
             if reader.closed or reader.process.poll() is not None:
                 break
             _kill_group(reader.process)
-            if running < 0 and not ended:
+            if running < 0:  # no snippet has started: no snippet is to blame
                 fatal = (f"the page's process did not reach its first snippet in {startup:g} s "
                          f"(importing what its snippets import) and was stopped{_tail(log)}")
                 break
