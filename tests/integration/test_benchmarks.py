@@ -34,6 +34,9 @@ TINY: dict[str, list[str]] = {
     "lighthouse.py": ["--check"],
     # One run, and no busy loop: the suite must not load its own machine on purpose.
     "stress_examples.py": ["--quick", "--spinners", "0"],
+    # Its whole path (check, floor, serve) on the page whose snippets cost least: its
+    # default page (que-es-pytorch, seven snippets) took the suite about 70 s more.
+    "bench_loop.py": ["--quick", "--page", "elegir-pytorch"],
 }
 #: Scripts that measure torch itself need it; without torch they are skipped, not failed.
 NEEDS_TORCH = {"bench_timer.py", "bench_record.py", "stress_examples.py", "bench_examples.py"}
