@@ -144,12 +144,9 @@ def select_trials(
 
 def _require_writable(results: Path, shown: Path) -> None:
     """Fail now, not after every trial was measured, when ``results`` (or the folder it
-    would be made in) cannot take a new file."""
-    existing = results
-    while not existing.exists() and existing != existing.parent:
-        existing = existing.parent
+    would be made in: :func:`records_folder` checked that it exists) cannot take a file."""
     try:
-        with tempfile.TemporaryFile(dir=existing):
+        with tempfile.TemporaryFile(dir=results if results.exists() else results.parent):
             pass
     except OSError as exc:
         raise HarnessError(
