@@ -109,10 +109,7 @@ def replace_folder(folder: Path, texts: dict[str, str | None], *, shown: Path) -
         for name, text in texts.items():
             writing = shown / name
             if text is not None:
-                with open(staging / name, "w", encoding="utf-8", newline="\n") as handle:
-                    handle.write(text)
-                    handle.flush()
-                    os.fsync(handle.fileno())
+                write_atomically(staging / name, text.encode("utf-8"), durable=True)
         writing = shown
         _fsync(staging)
         os.rename(staging, staging.with_suffix(".new"))
