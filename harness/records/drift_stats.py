@@ -170,15 +170,9 @@ def change_interval(base: Sequence[float], other: Sequence[float], *, comparison
 def timing_verdict(base: Sequence[float], others: Sequence[Sequence[float]], *,
                    floor: float | None, margin: float, window: float | None
                    ) -> tuple[TimingVerdict, list[Interval | None]]:
-    """The verdict on one trial, from run summaries: the reference's and each other
-    build's, and ``window`` (w, :func:`window_noise`). Returns the change intervals, widened
-    for the windows (one per other build, ``None`` with too few runs).
-
-    «changed»: some build's interval excludes 1 and the noise band of ``floor`` (a trial
-    without a control has no floor, and a device without enough controls no ``window``:
-    neither reads «changed»); «no-measurable-difference»: every build's equivalence
-    interval lies inside ±``margin``; else «inconclusive».
-    """
+    """The verdict on one trial from run summaries (the reference's, each other build's)
+    and ``window`` (w), with the change intervals (``None`` where too few runs). Without a
+    ``floor`` (no control) or a ``window`` (too few controls) it is «inconclusive»."""
     intervals = [change_interval(base, other, comparisons=len(others), window=window)
                  for other in others]
     if window is None or floor is None:
