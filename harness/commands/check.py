@@ -40,15 +40,13 @@ _BUILD_LINES = ("WARNING", "ERROR", "Error", "Aborted")
 
 @dataclass(frozen=True, kw_only=True)
 class Outcome:
-    """What one step found."""
-
     problems: list[str] = field(default_factory=list)  # each with its own next step
     skipped: str = ""  # why the step did not run (empty: it ran)
 
 
 @dataclass(kw_only=True)
 class _Page:
-    """The page under check and what the earlier steps read (filled in as they run)."""
+    """The page under check and what the earlier steps found (filled in as they run)."""
 
     root: Path
     slug: str
@@ -56,10 +54,6 @@ class _Page:
     sources_failed: bool = False  # the sources have a problem the examples would repeat
     blocking: bool = False  # an earlier step's problem the notebooks and build would repeat
     contradicted: bool = False  # a record contradicts one of the page's expectations
-
-    @property
-    def shown(self) -> Path:
-        return Path("docs") / f"{self.slug}.md"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -88,7 +82,8 @@ def _sources(page: _Page) -> Outcome:
     except HarnessError as exc:
         page.sources_failed = page.blocking = True
         return Outcome(problems=[str(exc)])
-    found = [p for p in check_project(page.project) if page.shown in p.pages or not p.pages]
+    shown = Path("docs") / f"{page.slug}.md"
+    found = [p for p in check_project(page.project) if shown in p.pages or not p.pages]
     page.sources_failed = any(not p.twin for p in found)
     page.blocking = bool(found)
     return Outcome(problems=[p.message for p in found])
@@ -151,7 +146,7 @@ def _examples(page: _Page) -> Outcome:
     if page.contradicted:  # one mistake, one message: the example would fail on it too
         return Outcome(skipped="a recorded value contradicts an expectation (above); the "
                                "example would report the same mistake")
-    return _pytest(page, "--tb=short", str(page.shown))
+    return _pytest(page, "--tb=short", f"docs/{page.slug}.md")
 
 
 def _notebooks(page: _Page) -> Outcome:

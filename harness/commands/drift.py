@@ -14,10 +14,11 @@ from pathlib import Path
 
 from harness.commands.checkout import add_results_option, add_root_option, records_folder, root_of
 from harness.core.errors import HarnessError
+from harness.core.types import TrialSpec
 from harness.records.drift import Drift, drift_report
 from harness.records.store import load_all
 from harness.sources.project import Project
-from harness.sources.trials import load_method, load_trials
+from harness.sources.trials import Method, load_method, load_trials
 from harness.views.drift import drift_markdown
 
 __all__ = ["configure", "report_for", "run"]
@@ -35,6 +36,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="exit 1 when any item changed, fails in one build or is missing")
 
 
+def _trials(root: Path) -> tuple[dict[str, TrialSpec], Method]:
+    trials = root / "trials" / "trials.toml"
+    return (load_trials(trials, root=root, workloads=trials.with_name("workloads.py")),
+            load_method(trials, root=root))
+
+
 def report_for(root: Path, results: Path) -> list[Drift]:
     """The drift report of a checkout: Python examples' expectations and every trial."""
     records = load_all(results, root=root)
@@ -43,20 +50,16 @@ def report_for(root: Path, results: Path) -> list[Drift]:
             f"{results}: no record set; expected <torch build>/<device>.env.json and its "
             "rows or observations (record one with `python -m harness record`)")
     project = Project.load(root)
-    trials = root / "trials" / "trials.toml"
-    specs = load_trials(trials, root=root, workloads=trials.with_name("workloads.py"))
-    return drift_report(records, project.python_expectations(), list(specs),
-                        method=load_method(trials, root=root))
+    specs, method = _trials(root)
+    return drift_report(records, project.python_expectations(), list(specs), method=method)
 
 
 def run(args: argparse.Namespace) -> int:
     root = root_of(args)
     report = report_for(root, records_folder(args, root))
     if args.format == "markdown":
-        trials = root / "trials" / "trials.toml"
-        body = drift_markdown(report, args.lang, method=load_method(trials, root=root),
-                              specs=load_trials(trials, root=root,
-                                                workloads=trials.with_name("workloads.py")))
+        specs, method = _trials(root)
+        body = drift_markdown(report, args.lang, method=method, specs=specs)
         text = f"# Drift between torch builds\n\n{body}"
     else:
         details = [d.detail_in("en") for d in report]

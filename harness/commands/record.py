@@ -1,13 +1,11 @@
 """``python -m harness record``: measure the trials and observe the examples of
 this checkout on one device, and merge them into results/<torch build>/.
 
-Three phases: :func:`make_plan` checks every argument and environment variable
-before torch is imported (a typo fails before any measurement is thrown away);
-:func:`execute` describes the environment once, measures, observes and commits in
-one atomic step (a killed or failing run leaves the previous set byte-identical);
-:func:`report` says what was recorded and how to publish a new set. Only the
-standard library, torch and filelock are needed. It exits 1 if any example failed
-or nothing was recorded, and 2 on bad input.
+:func:`make_plan` checks every argument before torch is imported (a typo fails before any
+measurement is thrown away); :func:`execute` measures, observes and commits in one atomic
+step (a killed or failing run leaves the previous set byte-identical); :func:`report`
+says what was recorded. Exit 1 if any example failed or nothing was recorded, 2 on bad
+input.
 """
 
 from __future__ import annotations
@@ -102,8 +100,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 @dataclass(frozen=True, kw_only=True)
 class RecordPlan:
-    """What one record run will do, decided without torch."""
-
     root: Path
     results: Path
     device_type: str
@@ -148,12 +144,9 @@ def select_trials(
 
 def _require_writable(results: Path, shown: Path) -> None:
     """Fail now, not after every trial was measured, when ``results`` (or the folder it
-    would be made in) cannot take a new file."""
-    existing = results
-    while not existing.exists() and existing != existing.parent:
-        existing = existing.parent
+    would be made in: :func:`records_folder` checked that it exists) cannot take a file."""
     try:
-        with tempfile.TemporaryFile(dir=existing):
+        with tempfile.TemporaryFile(dir=results if results.exists() else results.parent):
             pass
     except OSError as exc:
         raise HarnessError(
@@ -207,7 +200,7 @@ def make_plan(args: argparse.Namespace) -> RecordPlan:
 # ---------------------------------------------------------------- the run, with torch
 
 class _Progress:
-    """A progress line on stderr per finished step (and per retried attempt)."""
+    """A progress line on stderr per finished step (and per callgrind count)."""
 
     def __init__(self, total: int) -> None:
         self.total, self.done, self.start = total, 0, time.perf_counter()
@@ -225,8 +218,6 @@ class _Progress:
 
 @dataclass(frozen=True, kw_only=True)
 class Outcome:
-    """What a run measured and observed, and where it was committed."""
-
     environment: Environment
     paths: store.SetPaths
     rows: list[TrialRow] = field(default_factory=list)
@@ -313,9 +304,8 @@ def _environment(plan: RecordPlan, device: object, key: str) -> Environment:
 
 def _completed(plan: RecordPlan, environment: Environment, rows: list[TrialRow],
                device: object, beside: dict[str, object]) -> Environment:
-    """The environment with what the trial phase found (described once before the first
-    trial, since every row names its run id, and completed once, here, before the
-    examples and the commit): the --bare-loop ratio."""
+    """The environment (described before the first trial: every row names its run id)
+    with what the trials found beside their rows, and the --bare-loop ratio."""
     bare_loop = environment.bare_loop
     timed = next((r for r in rows if r.trial == plan.bare_loop and r.latency), None)
     if timed is not None and timed.latency:  # only a measured row has a latency to compare
@@ -349,7 +339,6 @@ def execute(plan: RecordPlan) -> Outcome:
 # ---------------------------------------------------------------- the report
 
 def report(plan: RecordPlan, outcome: Outcome) -> int:
-    """Say what the run recorded; the exit status."""
     rows, examples = outcome.rows, outcome.examples
     if rows:
         failed = sum(1 for r in rows if r.error)
@@ -383,7 +372,6 @@ def report(plan: RecordPlan, outcome: Outcome) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Record as ``args`` asks; returns the exit status."""
     plan = make_plan(args)
     for spec in plan.skipped:
         print(f"skip {spec.name}: not applicable on {plan.device_type} "

@@ -28,7 +28,7 @@ class Evaluation:
 
     @property
     def holds(self) -> bool:
-        """Whether the sentence is true of the records (a generated one always is)."""
+        """A claim without ``expect`` is generated from the records: it always holds."""
         if self.claim.expect is None or self.values is None:
             return True
         return set(self.values) == set(self.claim.expect)

@@ -1,15 +1,14 @@
 """Writing record sets so that a reader never sees half of one, with the file system alone.
-No torch import; reading is :mod:`harness.records.store`.
+No torch import.
 
 A recording writes the build's whole new folder beside it (``.<build>.tmp``: the other
-sets' files copied, its own written and fsynced), renames it ``.<build>.new`` once it is
-complete, then swaps it into place: the old folder to ``.<build>.old``, the new one to
+sets' files copied, its own written and fsynced), renames it ``.<build>.new`` once
+complete, then swaps it in: the old folder to ``.<build>.old``, the new one to
 ``<build>``. No journal: a complete ``.new`` folder is all a roll-forward needs. A run
-killed while measuring or writing leaves the folder as it was (the next writer discards
-the ``.tmp``); one killed between the two renames leaves a complete ``.new``, which the
-next writer moves into place and which the build refuses, naming it
-(:func:`~harness.records.store.check_settled`), instead of publishing a mix. Writers hold
-``results/.record.lock`` (``filelock``).
+killed before that leaves the folder as it was (the next writer discards the ``.tmp``);
+one killed between the renames leaves a complete ``.new``, which the next writer moves
+into place and the build refuses, naming it (:func:`~harness.records.store.check_settled`).
+Writers hold ``results/.record.lock`` (``filelock``).
 """
 
 from __future__ import annotations
@@ -55,9 +54,9 @@ def _fsync(path: Path) -> None:
 
 @contextmanager
 def locked(results: Path, *, shown: Path, wait: bool = True) -> Iterator[None]:
-    """Hold the records' lock (again, within the process that holds it). When another
-    command holds it, say so naming it, then wait for it (a second ``record`` measures
-    nothing meanwhile) or, without ``wait``, refuse."""
+    """Hold the records' lock (re-entrant within a process). When another command holds
+    it, say so naming it, then wait (a second ``record`` measures nothing meanwhile) or,
+    without ``wait``, refuse."""
     from filelock import FileLock, Timeout  # installed with torch; only writers need it
 
     results.mkdir(parents=True, exist_ok=True)
@@ -110,10 +109,7 @@ def replace_folder(folder: Path, texts: dict[str, str | None], *, shown: Path) -
         for name, text in texts.items():
             writing = shown / name
             if text is not None:
-                with open(staging / name, "w", encoding="utf-8", newline="\n") as handle:
-                    handle.write(text)
-                    handle.flush()
-                    os.fsync(handle.fileno())
+                write_atomically(staging / name, text.encode("utf-8"), durable=True)
         writing = shown
         _fsync(staging)
         os.rename(staging, staging.with_suffix(".new"))
@@ -161,11 +157,10 @@ def commit_set(
 ) -> CommitReport:
     """Merge a run's ``rows`` and ``observations`` into the set, in one atomic step.
 
-    Rows replace rows of the same (trial, threads). An observation equal to the
-    stored one keeps the stored date and run. With ``expected`` (every (snippet,
-    name) an expectation asks for), stored observations outside it are removed.
-    Environments no row or observation names any more are dropped. With ``control``,
-    ``rows`` are a same-build control run's and merge into ``<device>.control.csv``.
+    Rows replace rows of the same (trial, threads); an observation equal to the stored one
+    keeps the stored date and run; with ``expected`` (every (snippet, name) an expectation
+    asks for), stored observations outside it are removed; environments nothing names any
+    more are dropped. With ``control``, ``rows`` go to ``<device>.control.csv``.
     """
     shown = paths.folder
     target, beside = ((paths.control_rows, paths.rows) if control

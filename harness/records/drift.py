@@ -1,15 +1,13 @@
 """What changed between recorded torch builds, per device key. No torch import.
 
-Examples (per snippet and name): ``identical``, ``within-tolerance`` (each build's value
-within the analytic tolerance of the first build's), ``changed``, ``failing`` (holds in
-some builds only) or ``missing``. Trials: ``missing``, ``failing`` (an error or a quality
-failure in some builds only), ``other-hardware`` (other processors: not comparable), and
-for timings :func:`~harness.records.drift_stats.timing_verdict` on run summaries (one per
-process; the timed thread's CPU time where every compared run recorded it). A comparison
-compares torch only if nothing else differs: each device's :class:`Setup` says what else
-does (several sessions, wheel variants) and how far two recording windows of one build
-drift apart (w, from all the device's same-build controls). A trial's noise floor is its
-own same-build control run's (``<device>.control.csv``), if any.
+Examples (per snippet and name): ``identical``, ``within-tolerance`` (within the analytic
+tolerance of the first build's value), ``changed``, ``failing`` (holds in some builds
+only) or ``missing``. Trials: ``missing``, ``failing`` (an error or a quality failure in
+some builds only), ``other-hardware`` (not comparable), and for timings
+:func:`~harness.records.drift_stats.timing_verdict` on run summaries. Each device's
+:class:`Setup` says what differs besides torch (sessions, wheel variants) and how far two
+recording windows drift apart (w, from the device's same-build controls); a trial's
+noise floor is its own control run's (``<device>.control.csv``), if any.
 """
 
 from __future__ import annotations
@@ -74,7 +72,7 @@ class Drift:
     instructions_control: float | None = None  # the same count in the first build's control
 
     def detail_in(self, lang: str) -> str:
-        """The detail in ``lang`` (plain text; escape it for a page)."""
+        """Plain text: escape it for a page."""
         interval = self.interval
         return drift_detail(
             lang, kind=self.kind, verdict=self.verdict, builds=self.builds, named=self.named,
@@ -85,8 +83,6 @@ class Drift:
 
 @dataclass(frozen=True, kw_only=True)
 class Summaries:
-    """One row's run summaries, on the clock they were read with."""
-
     wall: tuple[float, ...]
     cpu: tuple[float, ...]  # empty where the run did not record the thread's CPU time
     instructions: float | None = None
@@ -111,7 +107,7 @@ def summaries(record: DeviceRecord, row: TrialRow) -> Summaries:
 
 
 def _floor(base: tuple[float, ...], control: tuple[float, ...]) -> float | None:
-    """How far a build's control run landed from it: the ratio of their medians (≥ 1)."""
+    """How far a build's control run landed from it: their medians' ratio (≥ 1)."""
     if not base or not control:
         return None
     ratio = statistics.median(control) / statistics.median(base)
@@ -164,7 +160,7 @@ def machine(record: DeviceRecord, row: TrialRow) -> str:
 
 def trial_drift(trial: str, device: str, records: list[DeviceRecord], *,
                 setup: Setup | None = None, method: Method | None = None) -> Drift:
-    """The verdict for one trial across ``records`` (one device key, oldest build first)."""
+    """One trial across ``records`` (one device key, oldest build first)."""
     method = method or Method()
     builds = tuple(r.torch_build for r in records)
     setup = setup or setup_of(device, records)

@@ -1,56 +1,43 @@
 """The timing verdict between torch builds, with the proof of its error rates. Standard
 library only, exact integer arithmetic (no normal approximation, no resampling).
 
-**The run is the unit.** Blocks timed inside one process are not independent (the
-committed records' blocks have a median lag-1 autocorrelation of about 0.5, and a
-process's machine state shifts them all together), so a block is never a sample here.
-A *run* is one process; its summary is the median of its blocks (of the timed thread's
-CPU time where every compared run recorded it, else of wall time). A trial's runs of
-each build are recorded in adjacent windows (``tools/record_interleaved.py``: build after
-build, then the first build again as the control), so the runs of a build are treated as
-exchangeable draws, and what the machine drifted between windows shows as the trial's
-noise floor, which a «cambió» must clear.
+**The run is the unit.** A process's blocks are not independent (the committed records'
+lag-1 autocorrelation is about 0.5, and a process's machine state shifts them together),
+so a *run* (one process) is summarised by the median of its blocks: the timed thread's
+CPU time where every compared run recorded it, else wall time. A build's runs are
+recorded in one window (``tools/record_interleaved.py``: build after build, then the
+first build again as the control), so they are exchangeable draws.
 
-**Interval for the ratio (exact, Mann–Whitney/Moses).** Let x₁…xₘ be the log run summaries
-of the reference and y₁…yₙ those of the other build, and D₍₁₎ ≤ … ≤ D₍ₘₙ₎ the sorted
-m·n differences yⱼ − xᵢ. If the other build's summaries are the reference's shifted by
-δ, the number of differences below δ has the Mann–Whitney null distribution, whatever the
-distribution of the summaries is; so [D₍ₖ₎, D₍ₘₙ₊₁₋ₖ₎] covers δ with probability at least
-1 − 2·P(U ≤ k−1), computed exactly by counting (:func:`mann_whitney_cdf`). Its exponential
-is an interval for the ratio of times. With no change at all (both builds draw from one
-distribution) the interval excludes 0 exactly when the two-sided Mann–Whitney test rejects,
-which has probability at most 2·P(U ≤ k−1) with no shift model needed. A bootstrap was not
-used: with five runs a build it covers far less than it claims.
+**Interval for the ratio (exact, Mann–Whitney/Moses).** With x₁…xₘ the reference's log
+run summaries, y₁…yₙ the other build's and D₍₁₎ ≤ … ≤ D₍ₘₙ₎ the sorted differences
+yⱼ − xᵢ: if y is x shifted by δ, the count of differences below δ has the Mann–Whitney
+null distribution whatever the summaries' distribution, so [D₍ₖ₎, D₍ₘₙ₊₁₋ₖ₎] covers δ with
+probability ≥ 1 − 2·P(U ≤ k−1), counted exactly (:func:`mann_whitney_cdf`). With no change
+the interval excludes 0 exactly when the two-sided test rejects, with no shift model
+needed. A bootstrap with five runs a build covers far less than it claims.
 
-**The window adds its own shift.** The runs of a build are recorded one after the other,
-in one window of a few minutes, and the machine drifts between windows: the committed
-control (the same build again, in its own window) read «cambió» against its build in 5 of
-28 trials when the runs were taken as the only noise. So the difference between two
-builds' windows carries a shift W of its own, which the runs cannot see. Each same-build
-control is one draw of W (same build, two windows): over a device's trials, the median
-|log(control/build)| divided by 0.6745 estimates W's standard deviation w (robust: the
-median absolute value of a centred normal is 0.6745 times its deviation), needing at least
-:data:`MIN_CONTROLS` controls; :func:`window_noise`. Each end of a run interval is then
-moved out by z·w on the log scale.
+**The window adds its own shift.** The machine drifts between windows (taking the runs as
+the only noise, the committed control read «cambió» against its own build in 5 of 28
+trials), so two builds' windows differ by a shift W the runs cannot see. Each same-build
+control is one draw of W: median |log(control/build)| / 0.6745 estimates W's deviation w
+(the median absolute value of a centred normal is 0.6745 σ), from at least
+:data:`MIN_CONTROLS` controls (:func:`window_noise`). Each end of a run interval is moved
+out by z·w on the log scale.
 
-**Verdicts.** Against the oldest build, each of the other b builds gets a change interval:
-the run interval at confidence 1 − α/2 widened by z₁₋α/₄·w, with α = 5 %/b (Bonferroni over
-the comparisons of one trial). With no change between builds the widened interval excludes
-1 only if the run interval misses the windows' shift (probability ≤ α/2) or |W| > z·w
-(probability α/2 when w is right), so P(any false «cambió») ≤ 5 % for the trial whatever
-the number of builds. «cambió» needs the widened interval to exclude 1 *and* the trial's
-own noise floor: the ratio its same-build control run reached against the build it
-repeats (≥ 1), which only makes «cambió» harder. «sin diferencia medible» needs an
-equivalence test (two one-sided tests, TOST): each build's interval at 1 − 2·(α/2),
-widened by z₁₋α/₂·w (5 % split the same way, one side each), inside
-[1/(1+margin), 1+margin]; when the true ratio lies outside the margin, each test wrongly
-passes with probability at most 5 %, and all must pass (intersection–union), so P(false «sin
-diferencia medible») ≤ 5 %. Where w is as large as the margin, nothing can be shown
-equivalent: the page says so rather than promise it. Anything else is «no concluyente».
+**Verdicts.** Each of the b other builds gets a change interval against the oldest: the
+run interval at 1 − α/2 widened by z₁₋α/₄·w, α = 5 %/b (Bonferroni). With no change it
+excludes 1 only if the run interval misses (≤ α/2) or |W| > z·w (α/2), so P(any false
+«cambió») ≤ 5 % per trial whatever b is. «cambió» also needs the interval to clear the
+trial's own noise floor (its control's ratio to its build, ≥ 1). «sin diferencia
+medible» is an equivalence test (TOST): each build's interval at 1 − 2·(α/2), widened by
+z₁₋α/₂·w, inside [1/(1+margin), 1+margin]; outside the margin each one-sided test passes
+wrongly with probability ≤ 5 % and all must pass (intersection–union), so P(false «sin
+diferencia medible») ≤ 5 %. Where w is as large as the margin nothing can be shown
+equivalent, and the page says so. Anything else is «no concluyente».
 
-**Runs needed.** An interval at confidence 1 − α/2 exists only when even [D₍₁₎, D₍ₘₙ₎]
-reaches it: 2/C(m+n, m) ≤ α/2. :func:`runs_needed` gives the fewest runs a build (equal
-counts) for b comparisons; below it the verdict is «no concluyente» and says why.
+**Runs needed.** An interval at 1 − α/2 exists only when [D₍₁₎, D₍ₘₙ₎] reaches it:
+2/C(m+n, m) ≤ α/2. :func:`runs_needed` gives the fewest equal runs a build for b
+comparisons; below it the verdict is «no concluyente» and says why.
 """
 
 from __future__ import annotations
@@ -84,13 +71,12 @@ MIN_CONTROLS = 5
 @cache
 def _counts(m: int, n: int) -> tuple[int, ...]:
     """How many of the C(m+n, m) orderings give U = u, for u = 0 … m·n (exact)."""
-    # Recurrence on the largest observation: it belongs to the x's (adds nothing to U,
-    # which counts pairs y < x ... here pairs with yⱼ − xᵢ < 0) or to the y's (adds m).
+    # U counts pairs with yⱼ − xᵢ < 0. The largest value is an x (all n y's lie below it:
+    # U grows by n) or a y (below no x: U unchanged).
     if m == 0 or n == 0:
         return (1,)
     left, right = _counts(m - 1, n), _counts(m, n - 1)
-    size = m * n + 1
-    out = [0] * size
+    out = [0] * (m * n + 1)
     for u, c in enumerate(left):
         out[u + n] += c
     for u, c in enumerate(right):
@@ -184,15 +170,9 @@ def change_interval(base: Sequence[float], other: Sequence[float], *, comparison
 def timing_verdict(base: Sequence[float], others: Sequence[Sequence[float]], *,
                    floor: float | None, margin: float, window: float | None
                    ) -> tuple[TimingVerdict, list[Interval | None]]:
-    """The verdict on one trial, from run summaries: the reference's and each other
-    build's, and ``window`` (w, :func:`window_noise`). Returns the change intervals, widened
-    for the windows (one per other build, ``None`` with too few runs).
-
-    «changed»: some build's interval excludes 1 and the noise band of ``floor`` (a trial
-    without a control has no floor, and a device without enough controls no ``window``:
-    neither reads «changed»); «no-measurable-difference»: every build's equivalence
-    interval lies inside ±``margin``; else «inconclusive».
-    """
+    """The verdict on one trial from run summaries (the reference's, each other build's)
+    and ``window`` (w), with the change intervals (``None`` where too few runs). Without a
+    ``floor`` (no control) or a ``window`` (too few controls) it is «inconclusive»."""
     intervals = [change_interval(base, other, comparisons=len(others), window=window)
                  for other in others]
     if window is None or floor is None:

@@ -1,14 +1,13 @@
 """Where a record set's files come from, verified by something other than the files.
 No torch import.
 
-A set recorded by a workflow is signed there: ``<device>.sha256`` lists the sha256 of each
-of its files (``<build>/<name>``, with ``# run N``), and ``<device>.sha256.sig`` is an
-OpenSSH signature of that list (``ssh-keygen -Y sign``, namespace :data:`NAMESPACE`) by a
-key named in the committed ``results/allowed_signers``. A set recorded by hand is vouched
-for in review: ``results/unsigned.sha256`` lists its files' sha256 (``publish add``). A
-file neither signed by an allowed signer nor listed with its content fails the build: an
-edit, a backdated run or a copy into another build folder changes a hash that no key of
-the contributor's signs.
+A workflow signs the sets it records: ``<device>.sha256`` lists each file's sha256
+(``<build>/<name>``, with ``# run N``), and ``<device>.sha256.sig`` is an OpenSSH
+signature of it (``ssh-keygen -Y sign``, namespace :data:`NAMESPACE`) by a key in the
+committed ``results/allowed_signers``. A set recorded by hand is vouched for in review:
+``results/unsigned.sha256`` lists its files' sha256 (``publish add``). A file neither
+signed nor listed with its content fails the build: an edit, a backdated run or a copy
+into another build folder changes a hash no key of the contributor's signs.
 """
 
 from __future__ import annotations
@@ -43,7 +42,6 @@ class Provenance:
 
 
 def grade_text(provenance: Provenance, lang: str) -> str:
-    """The grade in words a reader understands."""
     return (word(lang, "grade_signed", run=provenance.run) if provenance.run
             else word(lang, "grade_unsigned"))
 
@@ -67,7 +65,6 @@ def _entries(text: str, shown: Path) -> dict[str, tuple[str, int]]:
 
 
 def unsigned_entries(results: Path, shown: Path) -> dict[str, tuple[str, int]]:
-    """The hand-recorded files ``results/unsigned.sha256`` vouches for."""
     path = results / UNSIGNED
     return _entries(read_text(path, shown / UNSIGNED), shown / UNSIGNED) if path.exists() else {}
 
@@ -134,7 +131,7 @@ def verify_set(results: Path, build: str, key: str, files: list[Path], *, shown:
 
 
 def set_files(folder: Path, key: str) -> list[Path]:
-    """The record files of set ``key`` in ``folder`` (its signature files excluded)."""
+    """The record files of set ``key`` in ``folder``, not its signature's."""
     suffixes = (".csv", ".control.csv", ".examples.jsonl", ".env.json")
     return sorted(p for p in folder.iterdir() if any(p.name == key + s for s in suffixes))
 
@@ -163,7 +160,7 @@ def vouch(results: Path, build: str, key: str) -> int:
 
 
 def sign_set(results: Path, build: str, key: str, *, private_key: str, run: str) -> Path:
-    """Write the set's ``<device>.sha256``, sign it with ``private_key`` (its text); the .sig."""
+    """Write the set's ``<device>.sha256`` and sign it with ``private_key`` (its text)."""
     folder = results / build
     manifest = folder / f"{key}.sha256"
     lines = [f"# run {run}", *(f"{_sha256(p)}  {build}/{p.name}" for p in set_files(folder, key))]

@@ -7,14 +7,12 @@
 ``results/<torch build>/<device>.sha256[.sig]``   a signed set's list (:mod:`.provenance`)
 
 Each row and observation names the run that made it, and the environment file keeps one
-environment per run still referenced, so rows from different runs share a file without
-borrowing each other's conditions. The folder name, every row, observation and
-environment must name the same torch build and device.
-
-A CSV cell is converted by its column's kind (:data:`~harness.core.rows.COLUMNS`); a JSON
-value is checked against the annotation of the dataclass field it fills, by one generic
-rule (:func:`type_problem`), so a field added later is checked too. Dates are real
-ISO 8601 instants, not in the future. Every message names the file and line.
+environment per run still referenced, so rows of different runs share a file without
+borrowing each other's conditions. The folder, every row, observation and environment
+name the same torch build and device. A CSV cell is converted by its column's kind
+(:data:`~harness.core.rows.COLUMNS`); a JSON value is checked against its dataclass
+field's annotation by one rule (:func:`type_problem`), so a field added later is checked
+too. Every message names the file and line.
 """
 
 from __future__ import annotations
@@ -128,8 +126,8 @@ def type_problem(value: Any, hint: Any) -> str | None:
 
 @functools.cache
 def _hints(cls: type) -> tuple[dict[str, Any], frozenset[str]]:
-    """``cls``'s resolved annotations and its tuple fields, once per class (evaluating the
-    annotations' strings on each call was most of reading a set of many rows)."""
+    """``cls``'s resolved annotations and its tuple fields, once per class (resolving them
+    per call was most of reading a set of many rows)."""
     hints = typing.get_type_hints(cls)
     return hints, frozenset(name for name, hint in hints.items() if any(
         typing.get_origin(h) is tuple for h in (hint, *typing.get_args(hint))))
@@ -184,7 +182,7 @@ def _record_text(path: Path, shown: Path) -> str:
 
 
 def read_environments(path: Path, shown: Path) -> dict[str, Environment]:
-    """The runs of a ``.env.json`` file, keyed by run id, every field of its type."""
+    """The runs of a ``.env.json`` file, by run id."""
     text = _record_text(path, shown)
     data = _json(text, shown)
     runs = data.get("runs") if isinstance(data, dict) else None
@@ -212,7 +210,6 @@ def read_environments(path: Path, shown: Path) -> dict[str, Environment]:
 
 
 def read_observations(path: Path, shown: Path) -> list[tuple[Location, Observation]]:
-    """Observations of a ``.examples.jsonl`` file with where each sits."""
     lines: dict[tuple[str, str], tuple[Location, Observation]] = {}
     for number, line in enumerate(_record_text(path, shown).splitlines(), start=1):
         if not line.strip():
@@ -256,7 +253,6 @@ def _cell_text(column: Column, value: Any) -> str:
 
 
 def format_rows(rows: list[TrialRow], *, columns: tuple[str, ...] = CSV_HEADER) -> str:
-    """The CSV text of ``rows`` under ``columns`` (the full header by default)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(columns)
@@ -331,7 +327,7 @@ def parse_rows(text: str, shown: Path) -> list[TrialRow]:
 
 
 def read_rows(path: Path, shown: Path) -> list[TrialRow]:
-    """The rows of a ``.csv`` record file; none when it does not exist."""
+    """The rows of a ``.csv`` record file; none when it is missing."""
     return parse_rows(_record_text(path, shown), shown) if path.exists() else []
 
 
@@ -387,7 +383,7 @@ class DeviceRecord:
 
     @property
     def environment(self) -> Environment:
-        """The newest run's environment (the set's device and build are the same in all)."""
+        """The newest run's environment."""
         return self.environment_of_runs(set(self.environments))
 
     def environment_of(self, run_id: str) -> Environment:
@@ -400,15 +396,13 @@ class DeviceRecord:
         found = [self.environments[r] for r in run_ids if r in self.environments]
         return max(found or self.environments.values(), key=lambda e: (e.date, e.run_id))
 
-    # Indexes built once, on first lookup: a drift report or a page asks for every trial
-    # and every observation, so a scan per lookup made it quadratic in the rows (291 s
-    # at 90,000 rows). A frozen dataclass allows cached_property (it writes __dict__).
+    # Indexes built on first lookup: a drift report or a page asks for every trial and
+    # observation, and a scan per lookup was quadratic (291 s at 90,000 rows).
     @functools.cached_property
     def _rows_by_trial(self) -> dict[str, TrialRow]:
         return {r.trial: r for r in reversed(self.rows)}  # the first row of a trial wins
 
     def row(self, trial: str) -> TrialRow | None:
-        """The (first) row of ``trial``; ``None`` if the set has none."""
         return self._rows_by_trial.get(trial)
 
     @functools.cached_property
@@ -419,11 +413,9 @@ class DeviceRecord:
         return found
 
     def observations_of(self, snippet: str) -> list[Observation]:
-        """The observations of one snippet (indexed: a page asks for every snippet)."""
         return self._observations_by_snippet.get(snippet, [])
 
     def observation(self, snippet: str, name: str) -> Observation | None:
-        """The (first) observation of ``name`` in ``snippet``; a snippet has a handful."""
         return next((o for o in self.observations_of(snippet) if o.name == name), None)
 
 

@@ -1,20 +1,15 @@
 """Records checked against what they claim to describe. No torch import.
 
-:func:`harness.records.store.load_all` already checked each file as data (types, ranges,
-attribution) and who vouches for it. Here every derived field is recomputed, never
-trusted, so a one-cell edit cannot turn ✗ into ✓ or halve a latency: the quality verdict
-against error and tolerance; latency, IQR, ``noisy`` and repeats against the blocks; the
-throughput against the work of a call; the fraction of peak against the throughput and
-the run's peak; threads, dtype, shape, batch, tolerance and devices against the trial's
-declaration; a run's trials against the rows present. Across sets: a run id's time
-against its date, each run id in one set only, the build folder a PEP 440 version, one
-``torch_git`` per build. Then the sets meet the checkout: every row names a declared
-trial, every observation an existing expectation, and no recorded observation
-contradicts its analytic expectation unless that expectation declares a known failure.
-
-Stored numbers keep :data:`~harness.records.store.NUMBER_DIGITS` significant digits
-(blocks :data:`~harness.records.store.SAMPLE_DIGITS`), so each comparison allows that
-rounding and nothing more.
+:func:`~harness.records.store.load_all` checked each file as data and who vouches for it.
+Here every derived field is recomputed, never trusted, so a one-cell edit cannot turn ✗
+into ✓ or halve a latency: the quality verdict, latency, IQR, ``noisy``, repeats,
+throughput and fraction of peak; the row against its trial's declaration; a run's trials
+against the rows present. Across sets: a run's date against its id, a run id in one set
+only, the build folder a PEP 440 version, one ``torch_git`` per build. Against the
+checkout: every row names a declared trial, every observation an expectation, and no
+observation contradicts its expectation unless it declares a known failure. Each
+comparison allows the rounding of the stored digits
+(:data:`~harness.records.store.NUMBER_DIGITS`, ``SAMPLE_DIGITS``) and nothing more.
 """
 
 from __future__ import annotations
@@ -58,8 +53,7 @@ def _close(a: float, b: float, rel: float) -> bool:
 
 
 def _work(row: TrialRow) -> float | None:
-    """What one call does in the throughput's unit, where the row alone says it: a
-    batch of samples, one call, or a square product's 2·m·k·m FLOP."""
+    """What one call does in the throughput's unit: its samples, one call, or 2·m·k·m FLOP."""
     shape = re.fullmatch(r"(\d+)x(\d+)", row.shape)
     if row.throughput_unit == "FLOP/s" and shape:
         m, k = int(shape.group(1)), int(shape.group(2))
@@ -255,8 +249,9 @@ def check_records(records: Records, *, project: Project, specs: dict[str, TrialS
     problems = [*listed_missing(results, shown), *run_problems(records.items, results=shown)]
     expectations = {(e.snippet, e.name): e for items in project.expectations.values()
                     for e in items}
-    # One wrong expectation is one mistake: its contradicting records are listed together.
-    contradicted: dict[tuple[str, str], list[str]] = {}
+    # One wrong expectation is one mistake: its contradicting records are listed together,
+    # in the first one's message (at its index in ``problems``).
+    contradicted: dict[tuple[str, str], tuple[int, list[str]]] = {}
     for record in records.items:
         problems += consistency_problems(record, results=results, root=project.root, specs=specs)
         problems += [f"{row.location}: record names unknown trial {row.trial!r} (not in "
@@ -279,17 +274,16 @@ def check_records(records: Records, *, project: Project, specs: dict[str, TrialS
             verdict = compare(expectation, observation)
             if verdict.holds or expectation.known_failure:
                 continue
-            if (snippet, name) not in contradicted:
+            index, places = contradicted.setdefault((snippet, name), (len(problems), []))
+            if not places:
                 problems.append(
                     f"{where}: recorded {name!r} = "
                     f"{format_value(observation.value, kind=observation.kind)} {CONTRADICTS} "
                     f"at {expectation.location} ({verdict.reason}); fix the derivation or the "
                     'snippet, or declare known_failure = "why" on the expectation so the page '
                     "shows it as such")
-            contradicted.setdefault((snippet, name), []).append(str(where))
-    for places in contradicted.values():
-        if len(places) > 1:  # the first message above names the first; say where else
-            index = next(i for i, p in enumerate(problems)
-                         if p.startswith(places[0]) and CONTRADICTS in p)
+            places.append(str(where))
+    for index, places in contradicted.values():
+        if len(places) > 1:
             problems[index] += f" (so do {', '.join(places[1:])})"
     return problems
