@@ -6,7 +6,7 @@
   place, keeping i18n's own Files collection and the per-language destination it
   computed.
 * **The buttons.** A notebook page offers its own file under its title, as its article
-  does (:func:`add_notebook_links`): «Descargar .ipynb», the copy mkdocs-jupyter's
+  does (:func:`notebook_page`): «Descargar .ipynb», the copy mkdocs-jupyter's
   ``include_source`` writes beside the page, and «Abrir en Colab» when the repository
   is on GitHub (``repo_url``, from the environment); without one, no Colab button.
 """
@@ -25,7 +25,7 @@ from mkdocs.structure.pages import Page
 from harness.site.site_output import share_notebook_styles
 from harness.text.words import word
 
-__all__ = ["add_notebook_links", "notebook_page", "rewrap_notebooks"]
+__all__ = ["notebook_page", "rewrap_notebooks"]
 
 
 def rewrap_notebooks(files: Files, config: MkDocsConfig, jupyter: BasePlugin) -> Files:  # type: ignore[type-arg]
@@ -44,12 +44,13 @@ def rewrap_notebooks(files: Files, config: MkDocsConfig, jupyter: BasePlugin) ->
     return files
 
 
-def add_notebook_links(content: str, page: Page, config: MkDocsConfig, *, colab: str) -> str:
-    """A notebook page's ``content`` with its download and Colab buttons right under
-    its title (at its top when it has none). ``colab`` is Colab's address of the
-    repository's docs folder, or "" (then no Colab button). The download button is
-    there only when mkdocs-jupyter copies the notebook beside its page
-    (``include_source``, which also sets ``page.nb_url``): it links that copy."""
+def notebook_page(content: str, page: Page, config: MkDocsConfig, *, colab: str) -> str:
+    """A notebook page as the site serves it: its download and Colab buttons right under
+    its title (at its top when it has none), and the shared JupyterLab stylesheet linked
+    instead of inlined, so the search plugin and the theme handle 20 KB, not 600 KB.
+    ``colab`` is Colab's address of the docs folder, or "" (then no Colab button). The
+    download button is there only when mkdocs-jupyter copies the notebook beside its
+    page (``include_source``, which also sets ``page.nb_url``): it links that copy."""
     lang = str(config.theme.get("language") or "es")
     jupyter = config.plugins.get("mkdocs-jupyter")
     copied = str(getattr(page, "nb_url", "") or "")
@@ -62,18 +63,9 @@ def add_notebook_links(content: str, page: Page, config: MkDocsConfig, *, colab:
     if colab:
         url = html.escape(f"{colab}/{page.file.src_uri}", quote=True)
         buttons.append(word(lang, "open_colab").format(url=url))
-    if not buttons:
-        return content
-    row = f'<p class="harness-notebook-links">{" ".join(buttons)}</p>\n'
-    end = content.find("</h1>")
-    at = end + len("</h1>") if end >= 0 else 0
-    return content[:at] + row + content[at:]
-
-
-def notebook_page(content: str, page: Page, config: MkDocsConfig, *, colab: str) -> str:
-    """A notebook page as the site serves it: with its buttons
-    (:func:`add_notebook_links`), and linking the shared JupyterLab stylesheet instead
-    of inlining it, so the search plugin and the theme handle 20 KB, not 600 KB. (The
-    split search index leaves notebook pages out: :func:`split_search_index`.)"""
-    content = add_notebook_links(content, page, config, colab=colab)
+    if buttons:
+        row = f'<p class="harness-notebook-links">{" ".join(buttons)}</p>\n'
+        end = content.find("</h1>")
+        at = end + len("</h1>") if end >= 0 else 0
+        content = content[:at] + row + content[at:]
     return share_notebook_styles(content, page.url, Path(config.site_dir))
