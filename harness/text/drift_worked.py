@@ -15,26 +15,22 @@ __all__ = ["Worked", "worked_text"]
 
 @dataclass(frozen=True, kw_only=True)
 class Worked:
-    """The figures of one worked example, formatted for the page's language."""
+    """The figures of one worked example, formatted for the page's language; the
+    catalogues' ``drift_worked_steps`` says what each is (``k``: the rank, from each
+    end, of the run interval's ends among the ``pairs`` = n1·n2 sorted ratios)."""
 
     label: str
     base: str
     other: str
     n1: int
-    """Runs of the reference."""
     n2: int
     runs1: str
-    """The reference's run summaries, with their unit."""
     runs2: str
     pairs: int
-    """n1·n2: the ratios between each run of one build and each run of the other."""
     k: int
-    """The rank of the run interval's ends among the sorted ratios (from each end)."""
     runs_low: str
     runs_high: str
-    """The run interval, before the drift between windows widens it to low–high."""
     window: str
-    """w, the drift between two windows of one build (a standard deviation, in %)."""
     point: str
     low: str
     high: str
