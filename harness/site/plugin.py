@@ -46,11 +46,6 @@ __all__ = ["HarnessConfig", "HarnessPlugin"]
 
 log = logging.getLogger("mkdocs.plugins.harness")
 
-#: Search locations (after the language prefix) the split index leaves out: the
-#: notebook copies of the articles would crowd out the articles themselves.
-_UNSEARCHED = (f"{NOTEBOOK_DIR}/",)
-
-
 class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
     """Adapts the harness's checks and renderers to MkDocs. One instance serves one
     ``mkdocs build``, every language of mkdocs-static-i18n included: records and
@@ -171,14 +166,15 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
     @event_priority(-120)
     def on_post_build(self, config: MkDocsConfig) -> None:
         """Once every language is built, split the search index per language, without
-        the notebook copies of the articles. mkdocs-static-i18n builds the other
-        languages and merges their search entries in the first build's
-        ``on_post_build`` (priority -100), so the last call here (-120) is the first
-        build's, after the merge."""
+        the notebook copies of the articles (they would crowd out the articles).
+        mkdocs-static-i18n builds the other languages and merges their search entries in
+        the first build's ``on_post_build`` (priority -100), so the last call here (-120)
+        is the first build's, after the merge."""
         split = search_languages(config)
         self._post_builds += 1
         if split is not None and self._post_builds == 1 + len(split[1]):
-            split_search_index(Path(config.site_dir), split[0], split[1], excluded=_UNSEARCHED)
+            split_search_index(Path(config.site_dir), split[0], split[1],
+                               excluded=(f"{NOTEBOOK_DIR}/",))
 
     def _typed(self, figure: str, page: Page, source: str) -> str:
         """The warning for ``figure``, typed somewhere on ``page``: at its line in the

@@ -58,16 +58,12 @@ def drift_detail(lang: str, *, kind: str, verdict: str, builds: tuple[str, ...],
                  floor: float | None, clock: str, margin: float) -> str:
     """One drift item's detail in ``lang``; empty when the verdict says it all."""
     names = listed(named, lang)
-    if verdict == "missing":
-        return word(lang, f"drift_detail_missing_{kind}", names=names)
+    if verdict == "failing" and kind == "trial" and not named:
+        return word(lang, "drift_detail_no_samples")
+    if verdict in ("missing", "failing"):
+        return word(lang, f"drift_detail_{verdict}_{kind}", names=names)
     if verdict == "single-build":
         return word(lang, "drift_detail_single", build=builds[0], device=device)
-    if verdict == "failing" and kind == "example":
-        return word(lang, "drift_detail_failing_example", names=names)
-    if verdict == "failing":
-        if not named:
-            return word(lang, "drift_detail_no_samples")
-        return word(lang, "drift_detail_failing_trial", names=names)
     if verdict == "other-hardware":
         return word(lang, "drift_detail_hardware", names=" / ".join(named))
     if verdict == "within-tolerance":
