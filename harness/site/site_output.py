@@ -1,18 +1,14 @@
 """Post-processing of the built site: shared notebook styles, one search index per language.
 
 * **Notebook styles.** mkdocs-jupyter inlines JupyterLab's stylesheet (~595 KB) into
-  every notebook page. :func:`share_notebook_styles` moves a page's ``<style>`` blocks,
-  in their order, into one file named by the digest of its content
-  (``assets/jupyter/notebook.<digest>.css``), written once, and links it where the
-  first block stood: the cascade is unchanged, and a reader's browser downloads the
-  styles once for every notebook page.
-* **Search per language.** mkdocs-static-i18n merges every language's entries into
-  one ``search/search_index.json``, and Material then mixes Spanish and English
-  results. :func:`split_search_index` writes the default language's entries there
-  and each other language's under ``<lang>/search/search_index.json``, its
-  locations relative to ``<lang>/`` (overrides/main.html points the search of a
-  ``<lang>`` page there). Notebook copies of the articles are left out of both,
-  so they never crowd out the articles, and no title keeps a permalink's «¶».
+  every notebook page; moved, in their order, into one file named by its digest and
+  linked where the first block stood, the cascade is unchanged and a reader's browser
+  downloads the styles once for every notebook page.
+* **Search per language.** mkdocs-static-i18n merges every language's entries into one
+  ``search/search_index.json``, and Material then mixes Spanish and English results;
+  each other language gets its own ``<lang>/search/search_index.json``, its locations
+  relative to ``<lang>/`` (overrides/main.html points a ``<lang>`` page's search there),
+  and no title keeps a permalink's «¶».
 """
 
 from __future__ import annotations
@@ -83,7 +79,7 @@ def search_languages(config: MkDocsConfig) -> tuple[str, list[str]] | None:
 
 def split_search_index(site_dir: Path, default: str, others: list[str],
                        excluded: tuple[str, ...] = ()) -> None:
-    """Split the merged index into one per language; leave out locations that start
+    """Split the merged index into one per language, without the locations that start
     (after the language prefix) with one of ``excluded``."""
     path = Path(site_dir) / _INDEX
     if not path.exists():
