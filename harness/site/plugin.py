@@ -96,9 +96,8 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
             language = str(config.theme.get("language") or "default")
             jupyter.config["cache_dir"] = str(Path(self._notebook_cache) / language)
 
-    # mkdocs-static-i18n's on_files (priority -100) re-creates every File and drops
-    # mkdocs-jupyter's NotebookFile (ultrabug/mkdocs-static-i18n#198); no public option
-    # keeps it, so this runs after it and wraps the notebooks again.
+    # After mkdocs-static-i18n's on_files (priority -100), which drops mkdocs-jupyter's
+    # wrapper with no public option to keep it (see rewrap_notebooks).
     @event_priority(-110)
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         jupyter = config.plugins.get("mkdocs-jupyter")
