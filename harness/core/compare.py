@@ -94,29 +94,27 @@ def _exception(expectation: Expectation, observation: Observation) -> Verdict:
 
 def compare(expectation: Expectation, observation: Observation) -> Verdict:
     """Whether ``observation`` satisfies ``expectation``; never by printed repr."""
-    want = expectation.value
+    want, got = expectation.value, observation.value
     if observation.kind == "error":
-        return Verdict(holds=False, reason=f"the run raised: {observation.value}")
+        return Verdict(holds=False, reason=f"the run raised: {got}")
     if expectation.raises:
         return _exception(expectation, observation)
     if want is None:
         ok = observation.kind == "none"
         return Verdict(holds=ok, reason="" if ok else f"expected None, observed {observation.kind}")
     if isinstance(want, bool):
-        got = observation.value
         ok = isinstance(got, bool) and got is want
         return Verdict(holds=ok, reason="" if ok else f"expected {want}, observed {got!r}")
     if isinstance(want, str):
-        got = observation.value
         ok = observation.kind == "text" and got == want
         return Verdict(holds=ok, reason="" if ok else f"expected {want!r}, observed {got!r}")
     if observation.kind not in ("number", "tensor", "sequence"):
         return Verdict(holds=False, reason=f"expected a number, observed {observation.kind}")
-    dtype = observation.dtype or ("float" if isinstance(observation.value, float) else "")
+    dtype = observation.dtype or ("float" if isinstance(got, float) else "")
     rtol, atol = _TOLERANCES.get(dtype, (0.0, 0.0))
     rtol = rtol if expectation.rtol is None else expectation.rtol
     atol = atol if expectation.atol is None else expectation.atol
-    reason = _numbers_close(want, observation.value, rtol, atol)
+    reason = _numbers_close(want, got, rtol, atol)
     return Verdict(holds=not reason, reason=reason, rtol=rtol, atol=atol)
 
 

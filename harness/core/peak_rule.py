@@ -1,25 +1,22 @@
 """When a fraction of peak may be published: the one rule, applied to a record's
 environment. Standard library only.
 
-A fraction of peak is throughput over a theoretical maximum; it means something
-only if that maximum is right for the machine. On a CPU that needs two facts the
-record must carry: the microarchitecture, identified by vendor, family and model
-and found in the harness's FLOP-per-cycle table (``harness/run/peaks.py``), and the
-maximum clock as the operating system reports it (cpufreq). The nominal clock of
-``/proc/cpuinfo`` is not enough: a Zen 5 core shown at 2.60 GHz runs at about 4.2.
-An accelerator's peak comes from its datasheet, matched by device name.
-
-The rule reads only the record, so records made before these fields existed (they
-lack them) read «pico desconocido», whatever peak they stored.
+A fraction of peak means something only if the peak is right for the machine. On a CPU
+the record must carry its microarchitecture (vendor, family and model, found in the
+FLOP-per-cycle table of ``harness/run/peaks.py``) and the maximum clock the operating
+system reports (cpufreq): ``/proc/cpuinfo``'s nominal clock is not enough (a Zen 5 core
+shown at 2.60 GHz runs at about 4.2). An accelerator's peak comes from its datasheet.
+The rule reads only the record: records made before these fields read «pico
+desconocido», whatever peak they stored.
 """
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import Literal
 
 from harness.core.types import Environment
 
-__all__ = ["PEAK_GAPS", "PeakGap", "peak_gaps", "trusted_clock"]
+__all__ = ["PeakGap", "peak_gaps", "trusted_clock"]
 
 #: Why no fraction is published. ``unidentified``: the record does not say which CPU
 #: it ran on (made before the rule); ``no-table``: the microarchitecture has no entry
@@ -28,7 +25,6 @@ __all__ = ["PEAK_GAPS", "PeakGap", "peak_gaps", "trusted_clock"]
 #: ``shared-cores``: a row's threads may share a core (SMT, or a VM's vCPUs), so
 #: threads × a core's peak is not what they could reach together.
 PeakGap = Literal["unidentified", "no-table", "no-os-clock", "no-spec", "shared-cores"]
-PEAK_GAPS: tuple[str, ...] = get_args(PeakGap)
 
 #: cpufreq drivers whose ``cpuinfo_max_freq`` includes boost (turbo) clocks. Others,
 #: acpi-cpufreq above all, report the highest nominal P-state while boost runs above

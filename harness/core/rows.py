@@ -28,14 +28,13 @@ class Column:
     name: str
     kind: CellKind
     required: bool = False
-    """An empty cell is an error (otherwise empty means the field's default: "not measured")."""
+    """An empty cell is an error; otherwise it means ``default`` ("not measured")."""
     positive: bool = False
     """A number here must be above zero (a time or a rate of zero is not a measurement,
     and a log scale cannot place it)."""
     help: str = ""
     """What the column holds, with its unit (CONTRIBUTING's column list reads this)."""
     default: Any = None
-    """The value of an empty cell of an optional column."""
 
 
 def column(help: str, *, positive: bool = False) -> dict[str, Any]:

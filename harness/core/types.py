@@ -36,7 +36,7 @@ DTYPES: tuple[str, ...] = (
 @dataclass(frozen=True, kw_only=True)
 class Snippet:
     id: str
-    """Path under ``snippets/`` without the suffix, e.g. ``que-es-pytorch/derivada_cuadrado``."""
+    """Path under ``snippets/`` without the suffix: ``que-es-pytorch/derivada_cuadrado``."""
     path: Path
     sha256: str
     """Hash of the file's text: a record made from other text is stale."""
@@ -56,9 +56,8 @@ class Expectation:
     derivation: str
     """How the value was derived by hand, in Spanish."""
     rtol: float | None = None
-    """Relative tolerance; ``None`` takes the observed dtype's default."""
+    """Tolerances; ``None`` takes the observed dtype's default."""
     atol: float | None = None
-    """Absolute tolerance; ``None`` takes the observed dtype's default."""
     derivation_en: str = ""
     raises: str = ""
     """For a caught exception: its type name (or a base class's); ``value`` is then unused."""
@@ -88,9 +87,9 @@ class Observation:
     name: str
     kind: ObservationKind
     value: Any
-    """JSON-able value: what the run produced (``None`` for kind none, message for error,
-    ``{"type": ..., "types": [...], "message": ...}`` for an exception). No verdict is
-    stored: pages and checks compare it with the expectation as it is now."""
+    """What the run produced, as JSON (``None``; an error's message; ``{"type", "types",
+    "message"}`` for an exception). No verdict is stored: pages and checks compare it
+    with the expectation as it is now."""
     dtype: str | None = None
     device: str | None = None
     shape: tuple[int, ...] | None = None
@@ -100,7 +99,7 @@ class Observation:
     date: str = ""
     snippet_sha256: str = ""
     run_id: str = ""
-    """The recording run it came from (its environment is kept under this id)."""
+    """The recording run (its environment is kept under this id)."""
 
 
 #: How a trial with a fixed number of calls reads its clock (``params.clock``): the host
@@ -119,7 +118,7 @@ class TrialExpectation:
     relation: TrialRelation
     """``below``: latency < factor × the other's; ``within``: |latency / other's − 1| ≤ factor."""
     of: str
-    """The other trial's name."""
+    """The other trial."""
     factor: float
     derivation: str
     """Why the relation must hold, in Spanish (shown on the page)."""
@@ -129,7 +128,7 @@ class TrialExpectation:
     location: Location | None = None
 
     def holds(self, ratio: float) -> bool:
-        """Whether ``ratio`` (this trial's latency / the other's) satisfies the relation."""
+        """Whether ``ratio``, this trial's latency over the other's, satisfies the relation."""
         if self.relation == "below":
             return ratio < self.factor
         return abs(ratio - 1.0) <= self.factor
@@ -166,7 +165,6 @@ class Environment:
     device_key: str
     device_name: str
     run_id: str = ""
-    """The recording run; rows and observations name it."""
     python: str = ""
     platform: str = ""
     threads: int = 1
@@ -180,7 +178,6 @@ class Environment:
     peak: dict[str, float] = field(default_factory=dict)
     """Theoretical peak per dtype, FLOP/s."""
     peak_source: str = ""
-    """How :attr:`peak` was obtained (measured clock and ISA, or the device's specification)."""
     cpu_id: str = ""
     """The CPU as its vendor numbers it, e.g. ``AuthenticAMD family 26 model 0x02`` or
     ``ARM implementer 0x41 part 0xd0c``; empty in records made before it was kept."""
@@ -216,12 +213,10 @@ class Work:
     """What a workload returns: the step to time, its quality check, its work per call."""
 
     step: Callable[[], object]
-    """One unit of work; the steady-state timer calls it many times."""
     error: Callable[[], float]
     """Relative error of one unit's result against the reference (in reference_dtype)."""
     flops: float = 0.0
     """Floating-point operations per call; 0 when the work is not compute-bound."""
     items: int = 0
-    """Items completed per call (samples, or calls for autograd), for the throughput."""
+    """Items completed per call, counted in ``items_unit`` (``samples/s`` or ``calls/s``)."""
     items_unit: str = "samples/s"
-    """What ``items`` counts per second: ``samples/s`` or ``calls/s``."""

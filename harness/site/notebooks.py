@@ -1,15 +1,5 @@
-"""Notebook pages under mkdocs-static-i18n: their page wrapper and their buttons.
-
-* **The wrapper.** static-i18n (``on_files``, priority -100) re-creates every File and
-  drops mkdocs-jupyter's ``NotebookFile``, so notebooks were copied as raw JSON
-  (ultrabug/mkdocs-static-i18n#198). :func:`rewrap_notebooks` wraps them again in
-  place, keeping i18n's own Files collection and the per-language destination it
-  computed.
-* **The buttons.** A notebook page offers its own file under its title, as its article
-  does (:func:`add_notebook_links`): «Descargar .ipynb», the copy mkdocs-jupyter's
-  ``include_source`` writes beside the page, and «Abrir en Colab» when the repository
-  is on GitHub (``repo_url``, from the environment); without one, no Colab button.
-"""
+"""Notebook pages under mkdocs-static-i18n: their page wrapper (:func:`rewrap_notebooks`),
+and their buttons and shared styles (:func:`notebook_page`)."""
 
 from __future__ import annotations
 
@@ -25,12 +15,15 @@ from mkdocs.structure.pages import Page
 from harness.site.site_output import share_notebook_styles
 from harness.text.words import word
 
-__all__ = ["add_notebook_links", "notebook_page", "rewrap_notebooks"]
+__all__ = ["notebook_page", "rewrap_notebooks"]
 
 
 def rewrap_notebooks(files: Files, config: MkDocsConfig, jupyter: BasePlugin) -> Files:  # type: ignore[type-arg]
-    """Give notebooks back their page wrapper after mkdocs-static-i18n (see above);
-    tests/integration/test_site_build.py checks both languages render."""
+    """Notebooks wrapped again in mkdocs-jupyter's ``NotebookFile``, in place, keeping
+    i18n's Files and the per-language destination it computed: static-i18n's ``on_files``
+    re-creates every File and drops the wrapper, so notebooks were copied as raw JSON
+    (ultrabug/mkdocs-static-i18n#198). tests/integration/test_site_build.py checks both
+    languages render."""
     from mkdocs_jupyter.plugin import NotebookFile  # type: ignore[import-untyped]
 
     for file in list(files):
@@ -44,12 +37,14 @@ def rewrap_notebooks(files: Files, config: MkDocsConfig, jupyter: BasePlugin) ->
     return files
 
 
-def add_notebook_links(content: str, page: Page, config: MkDocsConfig, *, colab: str) -> str:
-    """A notebook page's ``content`` with its download and Colab buttons right under
-    its title (at its top when it has none). ``colab`` is Colab's address of the
-    repository's docs folder, or "" (then no Colab button). The download button is
-    there only when mkdocs-jupyter copies the notebook beside its page
-    (``include_source``, which also sets ``page.nb_url``): it links that copy."""
+def notebook_page(content: str, page: Page, config: MkDocsConfig, *, colab: str) -> str:
+    """A notebook page as the site serves it: under its title (at its top when it has
+    none) the buttons that offer its own file, as its article does, and the shared
+    JupyterLab stylesheet linked instead of inlined, so the search plugin and the theme
+    handle 20 KB, not 600 KB. «Descargar .ipynb» is there only when mkdocs-jupyter copies
+    the notebook beside its page (``include_source``, which also sets ``page.nb_url``);
+    «Abrir en Colab» only when ``colab``, Colab's address of the docs folder, is not ""
+    (the repository is on GitHub)."""
     lang = str(config.theme.get("language") or "es")
     jupyter = config.plugins.get("mkdocs-jupyter")
     copied = str(getattr(page, "nb_url", "") or "")
@@ -62,18 +57,9 @@ def add_notebook_links(content: str, page: Page, config: MkDocsConfig, *, colab:
     if colab:
         url = html.escape(f"{colab}/{page.file.src_uri}", quote=True)
         buttons.append(word(lang, "open_colab").format(url=url))
-    if not buttons:
-        return content
-    row = f'<p class="harness-notebook-links">{" ".join(buttons)}</p>\n'
-    end = content.find("</h1>")
-    at = end + len("</h1>") if end >= 0 else 0
-    return content[:at] + row + content[at:]
-
-
-def notebook_page(content: str, page: Page, config: MkDocsConfig, *, colab: str) -> str:
-    """A notebook page as the site serves it: with its buttons
-    (:func:`add_notebook_links`), and linking the shared JupyterLab stylesheet instead
-    of inlining it, so the search plugin and the theme handle 20 KB, not 600 KB. (The
-    split search index leaves notebook pages out: :func:`split_search_index`.)"""
-    content = add_notebook_links(content, page, config, colab=colab)
+    if buttons:
+        row = f'<p class="harness-notebook-links">{" ".join(buttons)}</p>\n'
+        end = content.find("</h1>")
+        at = end + len("</h1>") if end >= 0 else 0
+        content = content[:at] + row + content[at:]
     return share_notebook_styles(content, page.url, Path(config.site_dir))

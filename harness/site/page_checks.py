@@ -1,7 +1,6 @@
-"""What the plugin adds to, or checks in, an article besides its markers: the
-re-record hint after a stale marker, measured-looking figures typed by hand (in the
-rendered page, where the reader sees them), and the Colab address of the docs folder.
-Plain functions of text, tested on their own."""
+"""What the plugin adds to, or checks in, an article besides its markers: the re-record
+hint, measured-looking figures typed by hand, the Colab address of the docs folder.
+Plain functions of text."""
 
 from __future__ import annotations
 
@@ -36,11 +35,8 @@ _BRANCH = re.compile(r"^(?:edit|blob|tree)/(?P<branch>[^/]+)/")
 
 
 def rerecord_hint(stale: list[str], lang: str) -> str:
-    """The commands that refresh what a marker showed stale, as a paragraph after it.
-
-    A strict build fails on stale records, so only the preview (``mkdocs serve``,
-    not strict) ever shows it: there a snippet edit re-renders its page at once.
-    """
+    """The commands that refresh what a marker showed stale, as a paragraph after it
+    (only the preview, not strict, shows it: a strict build fails on stale records)."""
     commands = list(dict.fromkeys(m.group(1) for text in stale for m in _COMMAND.finditer(text)))
     if not commands:
         return ""

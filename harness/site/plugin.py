@@ -1,16 +1,12 @@
-"""The MkDocs plugin ``harness``: turns ``<!-- harness:... -->`` markers into
-tables and plots read from ``results/``. It never imports torch: the docs build
-reads records, it does not run examples.
+"""The MkDocs plugin ``harness``: turns ``<!-- harness:... -->`` markers into tables
+and plots read from ``results/``. It never imports torch: the build reads records, it
+does not run examples.
 
-Errors a contributor must fix (unknown marker, argument or id; a record that is
-malformed, unpublished or contradicts its expectation) raise ``PluginError``
-naming file and line; the checks themselves live in the harness
-(:mod:`harness.sources.checks`, :mod:`harness.records.validate`,
-:mod:`harness.views.markers`). A stale record or a figure typed by hand is a
-warning, shown on the page, that fails ``--strict``.
-
-The plugin keeps no cache of its own and writes nothing of another package's objects
-but mkdocs-jupyter's ``cache_dir`` option (:meth:`HarnessPlugin.on_pre_build`) and the
+An error a contributor must fix (checked in :mod:`harness.sources.checks`,
+:mod:`harness.records.validate`, :mod:`harness.views.markers`) raises ``PluginError``
+naming file and line; a stale record or a figure typed by hand is a warning that fails
+``--strict``. No cache of its own; of another package's objects it writes only
+mkdocs-jupyter's ``cache_dir`` option (:meth:`HarnessPlugin.on_pre_build`) and the
 notebooks' file wrapper (:func:`harness.site.notebooks.rewrap_notebooks`).
 """
 
@@ -33,14 +29,14 @@ from harness.records.store import load_all
 from harness.records.validate import check_records
 from harness.site.config import HarnessConfig
 from harness.site.notebooks import notebook_page, rewrap_notebooks
-from harness.site.page_checks import colab_base, figure_line, typed_figures
-from harness.site.page_render import render_page
+from harness.site.page_checks import colab_base, figure_line, rerecord_hint, typed_figures
 from harness.site.site_output import search_languages, split_search_index
 from harness.sources.checks import check_project, raise_problems
-from harness.sources.project import Project
+from harness.sources.pages import find_markers
+from harness.sources.project import Project, resolve_includes
 from harness.sources.trials import load_trials, workload_sources
-from harness.text.markdown import without_marks
-from harness.views.markers import Site
+from harness.text.markdown import recorded, without_marks
+from harness.views.markers import PageContext, Site, render_marker
 from harness.views.notebooks import NOTEBOOK_DIR
 
 if TYPE_CHECKING:  # `mkdocs build` never imports the preview's server
@@ -50,18 +46,10 @@ __all__ = ["HarnessConfig", "HarnessPlugin"]
 
 log = logging.getLogger("mkdocs.plugins.harness")
 
-#: Search locations (after the language prefix) the split index leaves out: the
-#: notebook copies of the articles would crowd out the articles themselves.
-_UNSEARCHED = (f"{NOTEBOOK_DIR}/",)
-
-
 class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
-    """Thin: checks and renderers live in the harness; this adapts them to MkDocs.
-
-    One instance serves one ``mkdocs build`` (MkDocs makes a new one per configuration
-    load; this plugin has no ``on_startup``), every language mkdocs-static-i18n builds
-    included: the records and snippets are read and checked once, on the first
-    ``on_config``, and each page's markers rendered once per language."""
+    """Adapts the harness's checks and renderers to MkDocs. One instance serves one
+    ``mkdocs build``, every language of mkdocs-static-i18n included: records and
+    snippets are read and checked once, on the first ``on_config``."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -71,8 +59,7 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
         self._sources: dict[str, str] = {}
         """Per page being rendered, its Markdown file's text (to name a figure's line)."""
         self._notebook_cache = ""
-        """mkdocs-jupyter's ``cache_dir`` as configured, under which each language gets
-        a folder of its own."""
+        """mkdocs-jupyter's ``cache_dir`` as configured: each language gets a folder in it."""
         self._post_builds = 0
         """``on_post_build`` calls so far: one per language built."""
 
@@ -109,9 +96,8 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
             language = str(config.theme.get("language") or "default")
             jupyter.config["cache_dir"] = str(Path(self._notebook_cache) / language)
 
-    # mkdocs-static-i18n's on_files (priority -100) re-creates every File and drops
-    # mkdocs-jupyter's NotebookFile (ultrabug/mkdocs-static-i18n#198); no public option
-    # keeps it, so this runs after it and wraps the notebooks again.
+    # After mkdocs-static-i18n's on_files (priority -100), which drops mkdocs-jupyter's
+    # wrapper with no public option to keep it (see rewrap_notebooks).
     @event_priority(-110)
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         jupyter = config.plugins.get("mkdocs-jupyter")
@@ -120,9 +106,7 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
     def on_env(self, env: jinja2.Environment, config: MkDocsConfig,
                files: Files) -> jinja2.Environment:
         """The theme's templates compiled once, not in every build and language: Jinja's
-        own bytecode cache (keyed on each template's source and Python's version), in a
-        folder per Jinja version beside mkdocs-jupyter's cache. ``on_env`` is MkDocs' event
-        for altering the environment before any template is loaded."""
+        own bytecode cache, in a folder per Jinja version beside mkdocs-jupyter's cache."""
         if self._notebook_cache and env.bytecode_cache is None:
             folder = Path(self._notebook_cache) / "templates" / f"jinja2-{jinja2.__version__}"
             folder.mkdir(parents=True, exist_ok=True)
@@ -181,14 +165,15 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
     @event_priority(-120)
     def on_post_build(self, config: MkDocsConfig) -> None:
         """Once every language is built, split the search index per language, without
-        the notebook copies of the articles. mkdocs-static-i18n builds the other
-        languages and merges their search entries in the first build's
-        ``on_post_build`` (priority -100), so the last call here (-120) is the first
-        build's, after the merge."""
+        the notebook copies of the articles (they would crowd out the articles).
+        mkdocs-static-i18n builds the other languages and merges their search entries in
+        the first build's ``on_post_build`` (priority -100), so the last call here (-120)
+        is the first build's, after the merge."""
         split = search_languages(config)
         self._post_builds += 1
         if split is not None and self._post_builds == 1 + len(split[1]):
-            split_search_index(Path(config.site_dir), split[0], split[1], excluded=_UNSEARCHED)
+            split_search_index(Path(config.site_dir), split[0], split[1],
+                               excluded=(f"{NOTEBOOK_DIR}/",))
 
     def _typed(self, figure: str, page: Page, source: str) -> str:
         """The warning for ``figure``, typed somewhere on ``page``: at its line in the
@@ -224,3 +209,33 @@ def _is_notebook(page: Page, config: MkDocsConfig) -> bool:
     """Whether mkdocs-jupyter renders ``page`` (its own test for the files it takes)."""
     jupyter = config.plugins.get("mkdocs-jupyter")
     return jupyter is not None and bool(jupyter.should_include(page.file))
+
+
+def render_page(site: Site, markdown: str, shown: Path, lang: str) -> tuple[str, list[str]]:
+    """``markdown`` (the page at ``shown``, a path for messages) with each marker replaced
+    by what it renders, and the stale-record warnings to log. What a marker renders is
+    marked as recorded (:func:`recorded`) but a claim's sentence, whose values only are;
+    a stale record is followed by the re-record hint. A problem a contributor must fix
+    raises HarnessError naming the page line."""
+    warnings: list[str] = []
+    resolved = resolve_includes(site.project, markdown, shown)
+    page = PageContext(lang=lang, slug=shown.name.split(".")[0],
+                       included={include.snippet_id for include, _ in resolved})
+    pieces: list[str] = []
+    position = 0
+    for marker in find_markers(markdown, shown):
+        rendered = render_marker(marker, site, page)
+        warnings += rendered.stale
+        text = rendered.markdown + rerecord_hint(rendered.stale, lang)
+        indent = markdown[markdown.rfind("\n", 0, marker.start) + 1: marker.start]
+        end = markdown.find("\n", marker.end)
+        alone = not indent.strip() and not markdown[marker.end:end if end >= 0 else None].strip()
+        if marker.kind != "claim":
+            text = recorded(text, block=alone)
+        # A marker indented into an admonition: what it renders takes its indentation.
+        if indent and not indent.strip():
+            text = text.replace("\n", "\n" + indent).rstrip(" ")
+        pieces += [markdown[position : marker.start], text]
+        position = marker.end
+    pieces.append(markdown[position:])
+    return "".join(pieces), warnings

@@ -1,9 +1,6 @@
-"""The drift report's words and sentences, per language: verdicts (with their plural
-for the summary), details, the counts of what is not listed, the notes on how the
-builds were recorded and the chart's labels. Ratios are written by
-:mod:`harness.text.numbers`; single words are in the catalogues (``drift_*`` keys of
-``es.toml``/``en.toml``). No torch import.
-"""
+"""The drift report's sentences: a verdict's count, an item's detail, the rows counted
+instead of listed. Every word is in the catalogues (``drift_*`` keys); ratios are
+written by :mod:`harness.text.numbers`. No torch import."""
 
 from __future__ import annotations
 
@@ -15,45 +12,13 @@ from harness.text.words import word
 __all__ = ["collapsed_text", "drift_detail", "listed", "verdict_count"]
 
 
-#: Summary forms (one, many) where the verdict agrees with its count.
-_PLURAL: dict[str, dict[str, tuple[str, str]]] = {
-    "es": {
-        "identical": ("idéntico", "idénticos"),
-        "changed": ("cambió", "cambiaron"),
-        "failing": ("falla en una versión", "fallan en una versión"),
-        "missing": ("falta en una versión", "faltan en una versión"),
-        "inconclusive": ("no concluyente", "no concluyentes"),
-        "other-hardware": ("en otro procesador: no comparable",
-                           "en otro procesador: no comparables"),
-        "single-build": ("con una sola versión registrada", "con una sola versión registrada"),
-    },
-    "en": {
-        "failing": ("fails in one build", "fail in one build"),
-        "other-hardware": ("on another processor: not comparable",
-                           "on another processor: not comparable"),
-        "single-build": ("with one build recorded", "with one build recorded"),
-    },
-}
-
-
 def verdict_count(verdict: str, count: int, lang: str) -> str:
     """``20 cambiaron``, ``1 cambió``, ``63 idénticos``: a count that agrees."""
-    forms = _PLURAL[lang].get(verdict)
-    text = forms[count != 1] if forms else word(lang, f"drift_{verdict}")
-    return f"{count} {text}"
+    return f"{count} {word(lang, f'drift_{_form(count)}_{verdict}')}"
 
 
-#: (one, many) of each kind's noun with the verdicts the report counts instead of listing.
-_COLLAPSED: dict[str, dict[str, tuple[str, str]]] = {
-    "es": {"example identical": ("ejemplo idéntico", "ejemplos idénticos"),
-           "trial identical": ("ensayo idéntico", "ensayos idénticos"),
-           "example single-build": ("ejemplo observado", "ejemplos observados"),
-           "trial single-build": ("ensayo medido", "ensayos medidos")},
-    "en": {"example identical": ("example identical", "examples identical"),
-           "trial identical": ("trial identical", "trials identical"),
-           "example single-build": ("example observed", "examples observed"),
-           "trial single-build": ("trial measured", "trials measured")},
-}
+def _form(count: int) -> str:
+    return "one" if count == 1 else "many"
 
 
 def collapsed_text(kind: str, verdict: str, count: int, builds: Sequence[str],
@@ -61,9 +26,8 @@ def collapsed_text(kind: str, verdict: str, count: int, builds: Sequence[str],
     """``73 ejemplos idénticos en todas las versiones (2.6.0, 2.10.0 y 2.13.0)``, or for a
     single build ``32 ensayos medidos en una sola versión (2.11.0): nada con que
     compararlos``: the rows a reviewer need not read one by one, as one count."""
-    noun = _COLLAPSED[lang][f"{kind} {verdict}"][count != 1]
-    key = "drift_collapsed_every" if verdict == "identical" else "drift_collapsed_one"
-    return word(lang, key, count=count, noun=noun, where=listed(builds, lang))
+    key = f"drift_collapsed_{kind}_{verdict}_{_form(count)}"
+    return word(lang, key, count=count, where=listed(builds, lang))
 
 
 def listed(items: Sequence[str], lang: str, conjunction: str = "drift_and") -> str:
@@ -94,16 +58,12 @@ def drift_detail(lang: str, *, kind: str, verdict: str, builds: tuple[str, ...],
                  floor: float | None, clock: str, margin: float) -> str:
     """One drift item's detail in ``lang``; empty when the verdict says it all."""
     names = listed(named, lang)
-    if verdict == "missing":
-        return word(lang, f"drift_detail_missing_{kind}", names=names)
+    if verdict == "failing" and kind == "trial" and not named:
+        return word(lang, "drift_detail_no_samples")
+    if verdict in ("missing", "failing"):
+        return word(lang, f"drift_detail_{verdict}_{kind}", names=names)
     if verdict == "single-build":
         return word(lang, "drift_detail_single", build=builds[0], device=device)
-    if verdict == "failing" and kind == "example":
-        return word(lang, "drift_detail_failing_example", names=names)
-    if verdict == "failing":
-        if not named:
-            return word(lang, "drift_detail_no_samples")
-        return word(lang, "drift_detail_failing_trial", names=names)
     if verdict == "other-hardware":
         return word(lang, "drift_detail_hardware", names=" / ".join(named))
     if verdict == "within-tolerance":

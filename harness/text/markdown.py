@@ -31,7 +31,6 @@ _BREAKING_SPACE = re.compile(r"[^\S\u00a0\u2007\u202f]+")
 
 
 def _one_line(text: object) -> str:
-    """``text`` on one line: each run of breaking whitespace one space; no-break spaces kept."""
     return _BREAKING_SPACE.sub(" ", str(text)).strip(" ")
 
 
@@ -42,8 +41,8 @@ def cell(text: object) -> str:
 
 
 def code(text: object) -> str:
-    """Record text as inline code in a table cell: HTML-escaped, pipes neutralised.
-    (Markdown escapes would show as backslashes inside a code span.)"""
+    """Record text as inline code: HTML-escaped (Markdown escapes would show as
+    backslashes inside a code span)."""
     return f"<code>{html_text(text)}</code>"
 
 

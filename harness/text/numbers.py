@@ -121,7 +121,7 @@ def ratio_places(values: Sequence[float], *, pivots: Sequence[float] = (1.0,)) -
     return 5
 
 
-def ratio_text(value: float, lang: str, *, places: int = 2) -> str:
+def ratio_text(value: float, lang: str, *, places: int) -> str:
     """A ratio with ``places`` decimals (significant digits below 0,1)."""
     return localized(f"{_fixed(value, places):g}" if value < 0.1 else f"{value:.{places}f}", lang)
 

@@ -1,11 +1,8 @@
 """What a record says about how it was measured, worded by the catalogues from its
-codes and fields, never by translating the recorder's prose. No torch import.
-
-The recorder writes a code for its memory method (:func:`memory_method_text`); the
-theoretical peak's source is worded from the record's fields (:func:`peak_source_text`).
-Records made before the codes hold the recorder's English sentence: each is mapped,
-exactly, to the code it meant. An unknown text stays as recorded (guessing a
-translation would misstate a measurement). Results are plain text: escape them.
+codes and fields, never by translating the recorder's prose. Records made before the
+codes hold the recorder's English sentence, mapped exactly to the code it meant; an
+unknown text stays as recorded (a guessed translation would misstate a measurement).
+Results are plain text: escape them. No torch import.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """Every word the harness writes on a page: one catalogue per language, ``es.toml`` and
-``en.toml`` beside this module, loaded with :mod:`tomllib`. No torch import.
-
-`word` looks a key up and fills its ``str.format`` placeholders; a missing key or
-placeholder raises rather than inventing a word. A translation is made in the TOML
-files only; code never branches on the language.
+``en.toml`` beside this module. A missing key or placeholder raises rather than
+inventing a word; a translation is made in the TOML files only, code never branches on
+the language. No torch import.
 """
 
 from __future__ import annotations
@@ -23,7 +21,6 @@ LANGS = ("es", "en")
 
 @cache
 def catalogue(lang: str) -> Mapping[str, str]:
-    """Key → template for ``lang``: its TOML file."""
     path = Path(__file__).with_name(f"{lang}.toml")
     if lang not in LANGS:
         raise HarnessError(f"no catalogue for language {lang!r}; expected one of {LANGS}")

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 from harness.site import site_output
-from harness.site.site_output import left_out_of_search, split_search_index
+from harness.site.site_output import split_search_index
 
 #: What share_notebook_styles matched and kept before the tags were searched separately.
 STYLE = re.compile(r"<style\b[^>]*>.*?</style>\s*", re.S | re.I)
@@ -25,30 +25,28 @@ def test_style_blocks_are_those_of_the_one_regular_expression() -> None:
     rng = random.Random(12)
     for _ in range(20000):
         html = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
-        blocks = site_output._style_blocks(html)
-        assert blocks == [m.span() for m in STYLE.finditer(html)], html
-        for start, end in blocks:
-            assert site_output._style_text(html[start:end]) == _text(html[start:end]), html
-        assert site_output._style_text(html) == _text(html), html
+        assert site_output._style_blocks(html) == [
+            (*m.span(), _text(m.group())) for m in STYLE.finditer(html)], html
 
 
-def test_a_page_left_out_of_search_has_no_entry_in_the_split_index(tmp_path: Path) -> None:
+def test_the_split_index_leaves_out_the_excluded_pages_of_each_language(
+        tmp_path: Path) -> None:
     urls = ["", "cuadernos/a/", "cuadernos", "en/", "en/cuadernos/a/", "en/b/", "b/",
             "fr/cuadernos/a/", "e", "en", "x/cuadernos/a/", "cuadernos/en/x/"]
-    docs = [{"location": url + anchor, "title": "t", "text": url}
+    docs = [{"location": url + anchor, "title": "t ¶", "text": url}
             for url in urls for anchor in ("", "#s")]
     (tmp_path / "search").mkdir()
     (tmp_path / "search" / "search_index.json").write_text(json.dumps({"config": {},
                                                                       "docs": docs}))
     split_search_index(tmp_path, "es", ["en"], excluded=("cuadernos/",))
-    kept = {doc["text"] for path in ("search", "en/search")
-            for doc in json.loads((tmp_path / path / "search_index.json").read_text())["docs"]}
-    for url in urls:
-        if left_out_of_search(url, ["en"], ("cuadernos/",)):
-            assert url not in kept, url
-    assert left_out_of_search("cuadernos/a/", ["en"], ("cuadernos/",))
-    assert left_out_of_search("en/cuadernos/a/", ["en"], ("cuadernos/",))
-    assert not left_out_of_search("en/b/", ["en"], ("cuadernos/",))
+    kept = {path: {(doc["text"], doc["location"], doc["title"]) for doc in json.loads(
+        (tmp_path / path / "search_index.json").read_text())["docs"]}
+        for path in ("search", "en/search")}
+    assert {text for text, _, _ in kept["search"]} == {
+        "", "cuadernos", "b/", "fr/cuadernos/a/", "e", "en", "x/cuadernos/a/"}  # en#s: not en/
+    assert {(text, location) for text, location, _ in kept["en/search"]} == {
+        ("en/", ""), ("en/", "#s"), ("en/b/", "b/"), ("en/b/", "b/#s"), ("en", "")}
+    assert {title for entries in kept.values() for _, _, title in entries} == {"t"}
 
 
 def _words(separator: str, text: str) -> list[str]:
