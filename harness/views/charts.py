@@ -1,16 +1,11 @@
 """Charts as HTML and CSS: the browser lays out every word. No torch, no font metrics.
 
-Python computes only where a mark goes, as a percentage of the plot's box on a
-logarithmic axis (``style="--x:42.1%"``); the style sheet (``harness.css``) places it.
-Tick labels, axis titles and the legend are real HTML text, so they wrap, scale and
-never clip. A series' line is a small inline SVG stretched over the plot
-(``preserveAspectRatio="none"``, strokes that do not scale) that carries no text; its
-markers are small SVGs of their own, so a shape is never stretched.
-
-Series are told apart by colour, marker and dash; the palette keeps Okabe–Ito's hues
-at 3:1 contrast against both palettes' backgrounds (white and slate #1e2129). On a log
-axis 2 and ½ lie equally far from 1. Callers pass plain text, localized; everything is
-escaped here.
+Python computes only where a mark goes, in percent of the plot on a log axis
+(``style="--x:42.1%"``); ``harness.css`` places it. Ticks, titles and legend are HTML
+text, so they wrap and never clip; a series' line is a stretched inline SVG with no
+text, its markers SVGs of their own. Series differ by colour, marker and dash; the
+palette keeps Okabe–Ito's hues at 3:1 against both backgrounds (white, slate #1e2129).
+Callers pass plain, localized text; everything is escaped here.
 """
 
 from __future__ import annotations

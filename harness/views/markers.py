@@ -1,10 +1,7 @@
 """The one marker registry: each ``<!-- harness:kind ... -->`` is declared here once,
-with its arguments, the valid values of each, and its renderer. No torch import.
-
-The MkDocs plugin renders through :func:`render_marker`; the notebook builder and
-CONTRIBUTING's marker table read :data:`MARKERS`. An unknown kind, an unknown or
-missing argument, or a value outside its choices fails naming the page line and
-the valid alternatives.
+with its arguments, their valid values and its renderer (read by the plugin, the
+notebooks and CONTRIBUTING's marker table). A wrong kind, argument or value fails
+naming the page line and the valid alternatives. No torch import.
 """
 
 from __future__ import annotations
@@ -48,9 +45,8 @@ class Site:
     sources: dict[str, str]
     """Workload sources, for the stale check of trial rows."""
     colab: str = ""
-    """Colab's address of the repository's ``docs/`` folder on its branch
-    (``https://colab.research.google.com/github/<owner>/<repo>/blob/<branch>/docs``),
-    or "" when the repository is not on GitHub: then no «Abrir en Colab» button."""
+    """Colab's address of the repository's ``docs/`` folder on its branch, or "" when
+    the repository is not on GitHub (then no «Abrir en Colab» button)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,12 +1,8 @@
-"""The measurement markers, rendered from the records. No torch import.
+"""The measurement markers, rendered from the records (``results/``). No torch import.
 
-Every figure comes from ``results/``; nothing here measures. Identifying fields every
-row of a table shares move to its caption; those that vary make the row's short label.
-
-A row recorded for another definition of its trial (its ``spec_sha256`` differs from
-the hash of the current spec and workload source), or an expectation the rows
-contradict, is collected in the :class:`Context` so the build fails ``mkdocs build
---strict`` naming it. Every record text is escaped (:mod:`harness.text.markdown`).
+Fields every row of a table shares move to its caption; those that vary make the row's
+label. A stale row (its ``spec_sha256`` is not the current trial's) or a contradicted
+expectation is collected in the :class:`Context`, so the strict build fails naming it.
 """
 
 from __future__ import annotations
@@ -14,7 +10,7 @@ from __future__ import annotations
 import html
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import groupby
 from typing import Any
@@ -53,16 +49,15 @@ __all__ = ["CSV_ONLY", "SHOWN", "Context", "all_columns", "compact_cells", "comp
 
 @dataclass(kw_only=True)
 class Context:
-    """One marker's render: its inputs, and the build errors (stale rows, contradicted
-    expectations) of what it has shown so far; not frozen, it collects them."""
+    """One marker's render: its inputs, and the build errors of what it has shown so far."""
 
     records: Records
     specs: dict[str, TrialSpec]
     lang: str
     sources: dict[str, str]
-    """Workload sources (``trials.workload_sources``), read once per render."""
+    """Workload sources (``trials.workload_sources``)."""
     stale: dict[str, None] = field(default_factory=dict)
-    """Messages in the order met (a dict keeps order and drops repeats)."""
+    """Messages in the order met, each once."""
 
     def is_stale(self, row: TrialRow) -> bool:
         """Whether ``row`` was recorded for another definition of its trial (remembered
@@ -215,12 +210,6 @@ def compact_cells(row: TrialRow, spec: TrialSpec, env: Environment | None, lang:
             Cell(html=_quality(row, spec, lang), css="harness-quality")]
 
 
-def missing_cells(lang: str) -> list[Cell]:
-    missing = f"<em>{word(lang, 'missing')}</em>"
-    return [Cell(html=missing), *(Cell(html="—", numeric=True) for _ in range(3)),
-            Cell(html="—")]
-
-
 def _claim(spec: TrialSpec, expect: TrialExpectation, lang: str) -> str:
     """The claim in words, e.g. «la latencia de a es menor que 0,5 × la de b» (escaped)."""
     factor = (compact(expect.factor, lang) if expect.relation == "below"
@@ -341,8 +330,11 @@ def _table(context: Context, specs: list[TrialSpec], records: list[DeviceRecord]
     for spec in specs:
         for record, found in by_build:
             row = found.get(spec.name)
-            cells = missing_cells(lang) if row is None else compact_cells(
-                row, spec, record.environment_of(row.run_id), lang, stale=context.is_stale(row))
+            cells = [Cell(html=f"<em>{word(lang, 'missing')}</em>"),
+                     *(Cell(html="—", numeric=True) for _ in range(3)), Cell(html="—")]
+            if row is not None:
+                cells = compact_cells(row, spec, record.environment_of(row.run_id), lang,
+                                      stale=context.is_stale(row))
             failing = row is not None and row.failed and row.dtype != spec.reference_dtype
             entries.append((spec, record, cells, failing))
     # A column with one value in every row says it once, in the caption.
@@ -428,42 +420,27 @@ def measurements(context: Context, group: str) -> str:
 
 
 def _ratio(context: Context, row: TrialRow, base: TrialRow, record: DeviceRecord,
-           first: DeviceRecord) -> str:
-    """Latency ratio, or why none is given: only passing, fresh rows on the same hardware."""
-    lang = context.lang
+           first: DeviceRecord) -> float | str:
+    """The latency ratio, or the word saying why none is given: only passing, fresh rows
+    on the same hardware compare."""
     for one in (row, base):
         if one.error:
-            return f"— ({word(lang, 'reason_error')})"
+            return "reason_error"
         if not one.quality_pass:
-            return f"— ({word(lang, 'reason_quality')})"
+            return "reason_quality"
         if context.is_stale(one):
-            return f"— ({word(lang, 'stale')})"
+            return "stale"
     if (record.environment_of(row.run_id).device_name
             != first.environment_of(base.run_id).device_name):
-        return f"— ({word(lang, 'reason_other_device')})"
+        return "reason_other_device"
     assert row.latency and base.latency
-    return f"{decimal(row.latency / base.latency, lang)}×"
-
-
-def _ratio_summary(rows: list[Row], title: str, lang: str) -> str:
-    """One line: how many trials compare, and the range of their ratios."""
-    values = []
-    for row in rows:
-        for one in row.cells[1:]:
-            text = one.html.replace(",", ".")
-            if text.endswith("×"):
-                values.append(float(text[:-1]))
-    if not values:
-        return f"{title}: {word(lang, 'no_ratio')} ({len(rows)})"
-    low, high = decimal(min(values), lang), decimal(max(values), lang)
-    return (f"{title}: {word(lang, 'ratio_range').format(n=len(values), low=low, high=high)} "
-            f"({word(lang, 'lower_faster')}); {word(lang, 'no_ratio')}: "
-            f"{sum(len(r.cells) - 1 for r in rows) - len(values)}")
+    return row.latency / base.latency
 
 
 def compare_versions(context: Context, group: str) -> str:
-    """Per device: each trial's latency relative to the oldest build with its trials. The
-    figures themselves are in the group's table; only the ratio is new here."""
+    """Per device: each trial's latency relative to the oldest build with its trials, in
+    a collapsed table whose summary gives the range of the ratios (the figures
+    themselves are in the group's table)."""
     lang = context.lang
     keys = sorted({r.device_key for r in context.records.items if context.group_rows(r, group)},
                   key=lambda k: (DEVICE_TYPES.index(k.split("-", 1)[0]), k))
@@ -488,19 +465,31 @@ def compare_versions(context: Context, group: str) -> str:
                   for n, label in identities(specs, found, lang)[0].items()}
         header = [(word(lang, "trial"), False)] + [
             (f"torch {html_text(r.torch_build)}", True) for r in records[1:]]
-        rows = []
+        rows, ratios = [], []
         for spec in specs:
             cells = [Cell(html=labels[spec.name], css="harness-id")]
             for record in records[1:]:
                 row = record.row(spec.name)
-                text = (f"<em>{word(lang, 'missing')}</em>" if row is None
-                        else _ratio(context, row, found[spec.name], record, base))
+                ratio = None if row is None else _ratio(context, row, found[spec.name], record,
+                                                        base)
+                if isinstance(ratio, float):
+                    ratios.append(ratio)
+                text = (f"<em>{word(lang, 'missing')}</em>" if ratio is None
+                        else f"— ({word(lang, ratio)})" if isinstance(ratio, str)
+                        else f"{decimal(ratio, lang)}×")
                 cells.append(Cell(html=text, numeric=True))
             rows.append(Row(cells=cells, title=spec.name))
         caption = (f"{title} · {word(lang, 'ratio')} {html_text(base.torch_build)} "
                    f"({word(lang, 'lower_faster')})")
         table = html_table(header, rows, caption=caption, css="harness-table harness-compact")
-        parts.append(details(_ratio_summary(rows, title, lang), table))
+        summary = f"{title}: {word(lang, 'no_ratio')} ({len(rows)})"
+        if ratios:
+            low, high = decimal(min(ratios), lang), decimal(max(ratios), lang)
+            summary = (f"{title}: "
+                       f"{word(lang, 'ratio_range').format(n=len(ratios), low=low, high=high)} "
+                       f"({word(lang, 'lower_faster')}); {word(lang, 'no_ratio')}: "
+                       f"{len(rows) * (len(records) - 1) - len(ratios)}")
+        parts.append(details(summary, table))
     return "\n".join(parts) + "\n"
 
 
@@ -774,20 +763,6 @@ def _threads(record: DeviceRecord, lang: str) -> str:
     return text + "".join(f" ({word(lang, 'logical_cpus').format(n=n)})" for n in cpus[-1:])
 
 
-def _shown(record: DeviceRecord) -> list[Environment]:
-    """Every run that produced a figure the site shows (rows, control rows, observations),
-    in order: a set can hold runs from several machines, and each is named."""
-    ids = dict.fromkeys([*(r.run_id for r in [*record.rows, *record.control_rows]),
-                         *(o.run_id for o in record.observations)])
-    return [record.environment_of(i) for i in ids] or [record.environment]
-
-
-def _each(read: Callable[[Environment, str], str]) -> Callable[[DeviceRecord, str], str]:
-    """``read`` of every shown run, each distinct value once."""
-    return lambda record, lang: " / ".join(dict.fromkeys(
-        v for e in _shown(record) if (v := read(e, lang))))
-
-
 def _tf32(env: Environment, lang: str) -> str:
     """float32 matmul precision and whether CUDA may use TF32."""
     allowed = env.extra.get("cuda_matmul_allow_tf32")
@@ -796,28 +771,34 @@ def _tf32(env: Environment, lang: str) -> str:
     return f"{env.extra.get('float32_matmul_precision', '—')}; {flag}"
 
 
-def _dates(record: DeviceRecord) -> str:
+def _environment_fields(record: DeviceRecord, lang: str) -> dict[str, str]:
+    """Field key → text, in the table's order. A set can hold runs from several machines:
+    a run's field lists each distinct value of every run that produced a figure the site
+    shows (rows, control rows, observations) once."""
+    ids = dict.fromkeys([*(r.run_id for r in [*record.rows, *record.control_rows]),
+                         *(o.run_id for o in record.observations)])
+    runs = [record.environment_of(i) for i in ids] or [record.environment]
+    env = record.environment
     days = sorted({e.date[:10] for e in record.environments.values() if e.date})
-    return days[0] if len(days) == 1 else f"{days[0]} … {days[-1]}" if days else ""
 
+    def each(values: Iterable[str]) -> str:
+        return " / ".join(dict.fromkeys(v for v in values if v))
 
-_ENV_FIELDS: tuple[tuple[str, Callable[[DeviceRecord, str], str]], ...] = (
-    ("device", _each(lambda e, lang: e.device_name or e.device_key)),
-    ("cpu_model", _each(lambda e, lang: e.cpu_model)),
-    ("env_tf32", _each(_tf32)),
-    ("env_threads", _threads),
-    ("platform", lambda r, lang: f"Python {r.environment.python} · {r.environment.platform}"),
-    ("cuda_driver", lambda r, lang: " / ".join(
-        x for x in (r.environment.cuda, r.environment.driver) if x)),
-    ("date", lambda r, lang: _dates(r)),
-    ("microarchitecture", lambda r, lang: _cpu(r.environment, lang)),
-    ("peak_table", lambda r, lang: _peak(r.environment, lang)),
-    ("peak_source", lambda r, lang: peak_source_text(r.environment, lang)),
-    ("memory_field", lambda r, lang: memory_method_text(
-        str(r.environment.extra.get("memory_method", "")), lang)),
-    ("commit", lambda r, lang: r.environment.repo_commit[:12]),
-    ("provenance", lambda r, lang: grade_text(r.provenance, lang)),
-)
+    return {
+        "device": each(e.device_name or e.device_key for e in runs),
+        "cpu_model": each(e.cpu_model for e in runs),
+        "env_tf32": each(_tf32(e, lang) for e in runs),
+        "env_threads": _threads(record, lang),
+        "platform": f"Python {env.python} · {env.platform}",
+        "cuda_driver": " / ".join(x for x in (env.cuda, env.driver) if x),
+        "date": days[0] if len(days) == 1 else f"{days[0]} … {days[-1]}" if days else "",
+        "microarchitecture": _cpu(env, lang),
+        "peak_table": _peak(env, lang),
+        "peak_source": peak_source_text(env, lang),
+        "memory_field": memory_method_text(str(env.extra.get("memory_method", "")), lang),
+        "commit": env.repo_commit[:12],
+        "provenance": grade_text(record.provenance, lang),
+    }
 
 
 def _value(text: str) -> str:
@@ -844,8 +825,9 @@ def environment_table(context: Context) -> str:
     head = " ".join(f'<th scope="col">torch {html_text(r.torch_build)}<br>'
                    f"<code>{html_text(r.device_key)}</code></th>" for r in records)
     rows, shared = [], []
-    for key, read in _ENV_FIELDS:
-        values = [read(r, lang) for r in records]
+    columns = [_environment_fields(r, lang) for r in records]
+    for key in columns[0]:
+        values = [column[key] for column in columns]
         name = word(lang, key)
         if len(records) > 1 and len(set(values)) == 1:
             shared.append(f"<li>{name}: {_value(values[0])}</li>")

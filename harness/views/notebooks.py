@@ -1,13 +1,9 @@
-"""Notebooks generated from a page, its snippets and the records, in page order.
-No torch import.
+"""Notebooks generated from a page, its snippets and the records. No torch import.
 
-``docs/<slug>.md`` → ``docs/cuadernos/<slug>.ipynb`` (``.en.md`` → ``.en.ipynb``).
-The article's text becomes Markdown cells, every Python include a code cell whose
-output is what the records observed when it ran. The outputs come from ``results/``,
-never from a run, so the freshness check stays deterministic (no date of "now");
-running the notebook replaces them with the kernel's own. The maintainer's note
-("generated, do not edit") is the last cell and the notebook's metadata, out of the
-reader's way.
+``docs/<slug>.md`` → ``docs/cuadernos/<slug>.ipynb``: the text becomes Markdown cells,
+each Python include a code cell whose output is what the records observed (never a
+run, so the freshness check is deterministic). The "generated, do not edit" note is
+the last cell and the metadata, out of the reader's way.
 """
 
 from __future__ import annotations
@@ -49,13 +45,10 @@ def choose_record(records: list[DeviceRecord], snippet_id: str) -> DeviceRecord 
 
 
 def python_text(value: Any, *, kind: str = "") -> str:
-    """``value`` (JSON data from a record or an expectation) as ``print(value)`` writes
-    the Python value it stands for: ``True``, ``False``, ``None``, a float as a float
-    (``6.0``, not ``6``), strings inside a list quoted. A top-level text is bare, as
-    ``print`` writes a ``str``, a ``torch.dtype`` or a ``torch.device``; an exception is
-    the last line of its traceback. Floats keep 6 significant digits, as the article's
-    observed block does: a record holds a float32 result as a double
-    (``0.6399999856948853``), with digits the float32 never had."""
+    """``value`` (JSON data from a record or an expectation) as ``print`` writes the
+    Python value it stands for (``True``, ``6.0``, a bare top-level text, an exception's
+    last traceback line). Floats keep 6 significant digits, as the observed block does:
+    a record holds a float32 result as a double, with digits the float32 never had."""
     if kind == "exception" and isinstance(value, dict):
         return f"{value.get('type')}: {value.get('message', '')}"
     return str(value) if isinstance(value, str) else _python_repr(value)

@@ -1,16 +1,10 @@
 """The analytic-versus-observed block of an example. No torch import.
 
-Read where the reader is looking: the block opens on its verdict line and the table
-of values (analytic beside observed), with the derivation and the provenance (builds,
-devices, dates, snippet hash) one click away. A failure colours the failing value; a
-known failure says so with its reason. Records that observed the same thing in the
-same way share one column. Records that never observed this snippet add no column
-and no environment line.
-
-The table is HTML (harness.views.html_table), so that on a phone each value stacks
-under its column's name (``data-label``) instead of scrolling off-screen, and long
-identifiers may break after ``/`` and ``_`` (``<wbr>``), never mid-word. The block is
-raw HTML with ``markdown="1"`` (md_in_html) so the derivations stay Markdown.
+It opens on its verdict line and the table of values (analytic beside observed), with
+the derivation and the provenance (builds, devices, dates, snippet hash) one click
+away. Records that observed the same values share one column; records that never
+observed the snippet add none. The block is raw HTML with ``markdown="1"`` so the
+derivations stay Markdown.
 """
 
 from __future__ import annotations
