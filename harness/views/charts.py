@@ -42,20 +42,16 @@ _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 class Point:
     x: float
     y: float
-    hollow: bool = False
-    """Drawn without fill: the row fails its quality tolerance."""
-    note: str = ""
-    """Tooltip text for the marker."""
+    hollow: bool = False  # drawn without fill: the row fails its quality tolerance
+    note: str = ""  # tooltip text for the marker
 
 
 @dataclass(frozen=True, kw_only=True)
 class Series:
     label: str
     points: list[Point] = field(default_factory=list)
-    dash: int = 0
-    """Index into :data:`DASHES` (one per torch build)."""
-    colour: int = -1
-    """Index into the palette (one per kind of curve); -1: by position."""
+    dash: int = 0  # index into :data:`DASHES` (one per torch build)
+    colour: int = -1  # index into the palette (one per kind of curve); -1: by position
     failing: bool = False
     """Every point fails its quality tolerance: grey, dashed, labelled by the caller."""
     marker: int = -1
@@ -67,17 +63,13 @@ class IntervalRow:
     """One row of :func:`interval_chart`: what a verdict between two builds rests on."""
 
     label: str
-    ratio: float
-    """The ratio of medians (other build / base build)."""
+    ratio: float  # the ratio of medians (other build / base build)
     low: float
-    high: float
-    """The ratio's interval."""
+    high: float  # with low, the ratio's interval
     band: tuple[float, float] | None = None
     """This row's noise band (low, high) from a same-build control; None: no control."""
-    verdict: str = ""
-    """The verdict's code; ``changed`` draws the dot filled, any other hollow."""
-    note: str = ""
-    """Tooltip text for the row."""
+    verdict: str = ""  # the verdict's code; ``changed`` draws the dot filled, any other hollow
+    note: str = ""  # tooltip text for the row
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -20,19 +20,16 @@ __all__ = ["Cell", "Row", "breakable", "csv_link", "details", "html_table"]
 @dataclass(frozen=True, kw_only=True)
 class Cell:
     html: str
-    numeric: bool = False
-    """Right-aligned, tabular figures."""
+    numeric: bool = False  # right-aligned, tabular figures
     css: str = ""
-    span: int = 1
-    """Rows this cell spans (a trial's label over its builds)."""
+    span: int = 1  # rows this cell spans (a trial's label over its builds)
 
 
 @dataclass(frozen=True, kw_only=True)
 class Row:
     cells: list[Cell]
     css: str = ""
-    title: str = ""
-    """Plain text for the row's tooltip (escaped here)."""
+    title: str = ""  # plain text for the row's tooltip (escaped here)
     first_of_group: bool = True
 
 

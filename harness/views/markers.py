@@ -42,8 +42,7 @@ class Site:
     project: Project
     records: Records
     specs: dict[str, TrialSpec]
-    sources: dict[str, str]
-    """Workload sources, for the stale check of trial rows."""
+    sources: dict[str, str]  # workload sources, for the stale check of trial rows
     colab: str = ""
     """Colab's address of the repository's ``docs/`` folder on its branch, or "" when
     the repository is not on GitHub (then no «Abrir en Colab» button)."""
@@ -61,8 +60,7 @@ class PageContext:
     """The page a marker sits on (not MkDocs' ``Page``: only what a marker reads)."""
 
     lang: str
-    included: set[str]
-    """Snippet ids the page includes."""
+    included: set[str]  # snippet ids the page includes
     slug: str = ""
     """The page's slug (``docs/<slug>.md``): whose ``claims.toml`` its claims come from."""
 
@@ -76,12 +74,9 @@ MeasuredView = Callable[[Context, Mapping[str, str], str], str]
 @dataclass(frozen=True, kw_only=True)
 class MarkerKind:
     name: str
-    summary: str
-    """What it renders, for CONTRIBUTING's table."""
-    arguments: dict[str, str]
-    """Every argument (all required) and what it takes."""
-    choices: dict[str, Choices]
-    """Valid values of an argument, where they form a closed set."""
+    summary: str  # what it renders, for CONTRIBUTING's table
+    arguments: dict[str, str]  # every argument (all required) and what it takes
+    choices: dict[str, Choices]  # valid values of an argument, where they form a closed set
     render: Renderer
 
 

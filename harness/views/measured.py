@@ -23,7 +23,7 @@ from harness.records.provenance import grade_text
 from harness.records.store import DeviceRecord, Records, format_rows
 from harness.sources.trials import shape_text, spec_sha256
 from harness.text.drift_words import listed
-from harness.text.markdown import cell, html_text
+from harness.text.markdown import cell, code, html_text
 from harness.text.numbers import (
     bytes_text,
     compact,
@@ -54,10 +54,8 @@ class Context:
     records: Records
     specs: dict[str, TrialSpec]
     lang: str
-    sources: dict[str, str]
-    """Workload sources (``trials.workload_sources``)."""
-    stale: dict[str, None] = field(default_factory=dict)
-    """Messages in the order met, each once."""
+    sources: dict[str, str]  # workload sources (``trials.workload_sources``)
+    stale: dict[str, None] = field(default_factory=dict)  # messages in the order met, each once
 
     def is_stale(self, row: TrialRow) -> bool:
         """Whether ``row`` was recorded for another definition of its trial (remembered
@@ -210,15 +208,6 @@ def compact_cells(row: TrialRow, spec: TrialSpec, env: Environment | None, lang:
             Cell(html=_quality(row, spec, lang), css="harness-quality")]
 
 
-def _claim(spec: TrialSpec, expect: TrialExpectation, lang: str) -> str:
-    """The claim in words, e.g. «la latencia de a es menor que 0,5 × la de b» (escaped)."""
-    factor = (compact(expect.factor, lang) if expect.relation == "below"
-              else f"{compact(expect.factor * 100, lang)} %")
-    return word(lang, f"expect_{expect.relation}").format(
-        a=f"<code>{html_text(spec.name)}</code>", b=f"<code>{html_text(expect.of)}</code>",
-        factor=unbroken(factor))
-
-
 def _verdict(context: Context, spec: TrialSpec, expect: TrialExpectation,
              record: DeviceRecord) -> str:
     """Computed from the rows as they are now, never stored; a contradicted one not
@@ -249,18 +238,23 @@ def _verdict(context: Context, spec: TrialSpec, expect: TrialExpectation,
 
 def expectation_block(context: Context, specs: list[TrialSpec],
                       records: list[DeviceRecord]) -> str:
-    """One item per expectation of ``specs``: the claim, its verdict per record (or «sin
-    medición» without one) and the derivation one click away; empty without any."""
+    """One item per expectation of ``specs``: the claim in words («la latencia de a es
+    menor que 0,5 × la de b»), its verdict per record (or «sin medición» without one) and
+    the derivation one click away; empty without any."""
     lang = context.lang
     items = []
     for spec in specs:
         expect = spec.expect
         if expect is None:
             continue
+        factor = (compact(expect.factor, lang) if expect.relation == "below"
+                  else f"{compact(expect.factor * 100, lang)} %")
+        claim = word(lang, f"expect_{expect.relation}").format(
+            a=code(spec.name), b=code(expect.of), factor=unbroken(factor))
         verdicts = ([_verdict(context, spec, expect, r) for r in records]
                     or [f"<em>{word(lang, 'missing')}</em>"])
         derivation = in_lang(lang, {"es": expect.derivation, "en": expect.derivation_en})
-        items.append(f"<li>{_claim(spec, expect, lang)}: {'; '.join(verdicts)}"
+        items.append(f"<li>{claim}: {'; '.join(verdicts)}"
                      f'<details class="harness-note"><summary>{word(lang, "derivation")}'
                      f"</summary><p>{html_text(derivation)}</p></details></li>")
     if not items:
@@ -294,7 +288,7 @@ def bare_loop_lines(context: Context, specs: list[TrialSpec],
         clock = word(lang, "bare_clock_events" if loop.get("clock") == "device events"
                      else "bare_clock_host")
         text = word(lang, "bare_loop").format(
-            trial=f"<code>{html_text(str(loop['trial']))}</code>",
+            trial=code(str(loop['trial'])),
             harness=unbroken(latency_text(harness, lang)), bare=unbroken(latency_text(bare, lang)),
             clock=clock, calls=html_text(str(loop.get("calls", "?"))),
             blocks=html_text(str(loop.get("blocks", "?"))),
@@ -393,10 +387,9 @@ def _device(context: Context, group: str, device_type: str) -> tuple[list[str], 
 
 
 def measurements(context: Context, group: str) -> str:
-    """One compact table per device type, one row per trial and recorded build. With
-    more than one device type, each is a tab, in the HTML Material styles for
-    pymdownx.tabbed's alternate style (radio inputs, labels, blocks): a label counts its
-    failing rows, so a failure is named even in a tab the reader has not opened."""
+    """One compact table per device type, one row per trial and recorded build; several
+    device types are tabs (pymdownx.tabbed's alternate HTML, which Material styles)
+    whose labels count failing rows, so a failure shows even in a closed tab."""
     # A device with its own record opens before the CPU: the reader most likely came for it.
     recorded = {r.device_type for r in context.records.items if r.rows}
     device_types = sorted(device_types_for(context, group),
@@ -493,9 +486,8 @@ def compare_versions(context: Context, group: str) -> str:
     return "\n".join(parts) + "\n"
 
 
-#: «Todas las columnas» reads a row whole, its values written as the rest of the page
-#: writes them; what only a tool reads stays in the record's CSV download, complete.
-#: Left to the CSV download: data for tools, not lines for a reader.
+#: «Todas las columnas» reads a row whole, written as the rest of the page writes it;
+#: data only a tool reads stays in the record's CSV download, complete.
 CSV_ONLY = ("samples_s", "spec_sha256", "run_id")
 #: The fields the lines show, in the record's column order.
 SHOWN = tuple(c for c in CSV_HEADER if c not in CSV_ONLY)
@@ -511,7 +503,6 @@ _WRAPPING = ("memory_method", "error")
 
 def _text(row: TrialRow, name: str, spec: TrialSpec, env: Environment | None,
           lang: str) -> str:
-    """``row``'s field ``name`` as plain text in ``lang``."""
     value = getattr(row, name)
     if name in ("task", "shape"):  # as the compact table's label reads them
         return field_text(spec, row, name, lang)
@@ -534,7 +525,6 @@ def _text(row: TrialRow, name: str, spec: TrialSpec, env: Environment | None,
 
 def _field_values(row: TrialRow, spec: TrialSpec, env: Environment | None,
                   lang: str) -> dict[str, str]:
-    """Field name → escaped HTML value, for every field in :data:`SHOWN`."""
     shown = {}
     for name in SHOWN:
         text = html_text(_text(row, name, spec, env, lang))
@@ -617,10 +607,9 @@ def csv_row(context: Context, trial: str) -> str:
     return f"{fence}csv\n{body}{fence}\n\n{stale}{note}\n"
 
 
-def _plot_series(
-    context: Context, group: str, y: str, where: str
-) -> tuple[list[Series], bool, int, list[str]]:
-    """(series, x is the batch, rows left out for errors, throughput units)."""
+def plot(context: Context, group: str, y: str, where: str) -> str:
+    """A log–log chart of the group's latency or throughput, one curve per work, dtype,
+    build and device."""
     lang = context.lang
     specs = {s.name: s for s in context.specs.values() if s.group == group}
     shared_task = len({s.workload for s in specs.values()}) > len({s.task for s in specs.values()})
@@ -662,7 +651,7 @@ def _plot_series(
     varying = [i for i in range(5) if len({k[i] for k in series}) > 1]
     families = sorted({(k[0], k[1], k[2]) for k in series})
     places = sorted({(builds.index(k[3]), k[4]) for k in series})
-    out = []
+    drawn = []
     for curve, points in sorted(series.items(), key=lambda i: (*i[0][:3], builds.index(i[0][3]),
                                                                i[0][4])):
         words = [word(lang, curve[0]), curve[1], curve[2], f"torch {curve[3]}", curve[4]]
@@ -670,20 +659,13 @@ def _plot_series(
         label = " · ".join(words[i] for i in varying if words[i]) or words[2]
         if failing:
             label += f" · {word(lang, 'failing_series')}"
-        out.append(Series(label=label, points=points, dash=builds.index(curve[3]),
-                          failing=failing,
-                          colour=families.index((curve[0], curve[1], curve[2])),
-                          marker=places.index((builds.index(curve[3]), curve[4]))))
-    return out, x_is_batch, skipped, units or ["FLOP/s"]
-
-
-def plot(context: Context, group: str, y: str, where: str) -> str:
-    """A log–log chart of the group's latency or throughput."""
-    lang = context.lang
-    series, x_is_batch, skipped, units = _plot_series(context, group, y, where)
-    if not series:
+        drawn.append(Series(label=label, points=points, dash=builds.index(curve[3]),
+                            failing=failing,
+                            colour=families.index((curve[0], curve[1], curve[2])),
+                            marker=places.index((builds.index(curve[3]), curve[4]))))
+    if not drawn:
         return f"*{word(lang, 'missing')}* ({word(lang, 'plot_of')} {cell(group)})\n"
-    values = [p.y for s in series for p in s.points]
+    values = [p.y for s in drawn for p in s.points]
     middle = (min(values) * max(values)) ** 0.5
     if y == "latency":
         factor, unit = latency_scale(middle)
@@ -698,19 +680,18 @@ def plot(context: Context, group: str, y: str, where: str) -> str:
     described = f"{x_label} → {y_label}. " + "; ".join(
         f"{s.label}: " + ", ".join(f"{p.x:g} → {decimal(p.y / factor, lang)} {unit}"
                                    for p in s.points)
-        for s in series
+        for s in drawn
     )
-    xs = sorted({p.x for s in series for p in s.points})
+    xs = sorted({p.x for s in drawn for p in s.points})
     caption = f"{y_label}, {group}; {word(lang, 'log')}."
     if skipped:
         caption += f" {word(lang, 'skipped')}: {skipped}."
     if context.stale:
         caption += f" {word(lang, 'stale')}: {len(context.stale)}."
     # One chart for every width: the browser lays out its text, nothing scrolls.
-    return line_chart(series, title=title, x_label=x_label, y_label=y_label, x_ticks=xs,
+    return line_chart(drawn, title=title, x_label=x_label, y_label=y_label, x_ticks=xs,
                       lang=lang, y_scale=factor, element_id=f"harness-plot-{group}-{y}",
                       description=described, caption=caption) + "\n"
-
 
 
 _LONG = 48
@@ -745,9 +726,8 @@ def _cpu(env: Environment, lang: str) -> str:
 
 
 def _threads(record: DeviceRecord, lang: str) -> str:
-    """What the set's CPU threads were, exactly: each trial sets its own count (the rows
-    say which); a set without trials (examples only) ran with its runs' count, which is
-    torch's default when the environment says so; then the machine's logical CPUs."""
+    """The set's CPU threads: each trial's own count (the rows say which), else its runs'
+    count (torch's default when the environment says so); then the logical CPUs."""
     envs = list(record.environments.values())
     if record.rows:
         counts = [row.threads for row in record.rows]
@@ -813,11 +793,9 @@ def _value(text: str) -> str:
 
 
 def environment_table(context: Context) -> str:
-    """Where every record set was made: one column per record set (torch build × device),
-    one row per field; the fields every set shares listed once under the table.
-    Neighbouring sets that agree share one cell, drawn as one box across their columns
-    (rules between the columns show where it ends, so it never reads as a value beside
-    an empty column); long texts open on a click."""
+    """Where every record set was made: one column per set (torch build × device), one
+    row per field, the fields every set shares listed once under the table. Neighbouring
+    sets that agree share one cell spanning their columns; long texts open on a click."""
     lang = context.lang
     records = context.records.items
     if not records:
