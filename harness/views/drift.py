@@ -68,7 +68,7 @@ def trial_labels(specs: Mapping[str, TrialSpec], lang: str) -> dict[str, str]:
     for group, members in groups.items():
         name = catalogue(lang).get(f"drift_group_{group}", group)
         for trial, shown in identities(members, {}, lang)[0].items():
-            plain = html.unescape(re.sub(r"<[^>]*>", "", shown))
+            plain = html.unescape(shown)  # identities' labels are escaped text, no tags
             labels[trial] = plain if plain.startswith(group) else f"{name} · {plain}"
     return labels
 

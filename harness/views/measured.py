@@ -523,16 +523,6 @@ def _text(row: TrialRow, name: str, spec: TrialSpec, env: Environment | None,
     return _FORMATS[name](value, lang) if name in _FORMATS else str(value)
 
 
-def _field_values(row: TrialRow, spec: TrialSpec, env: Environment | None,
-                  lang: str) -> dict[str, str]:
-    shown = {}
-    for name in SHOWN:
-        text = html_text(_text(row, name, spec, env, lang))
-        together = name not in _WRAPPING and any(c.isdigit() for c in text)
-        shown[name] = unbroken(text) if together else text
-    return shown
-
-
 def _lines(values: dict[str, str], lang: str, *, css: str = "") -> str:
     # A label is the site's own word: only its "<" and ">" need escaping.
     pairs = "".join(f"<div><dt>{html.escape(word(lang, f'column_{name}'), quote=False)}</dt>"
@@ -545,8 +535,12 @@ def _record(context: Context, group: str, record: DeviceRecord) -> str:
     rows = context.group_rows(record, group)
     if not rows:
         return ""
-    values = [_field_values(r, context.specs[r.trial], record.environment_of(r.run_id), lang)
-              for r in rows]
+    values = []
+    for row in rows:
+        spec, run = context.specs[row.trial], record.environment_of(row.run_id)
+        texts = {n: html_text(_text(row, n, spec, run, lang)) for n in SHOWN}
+        values.append({n: unbroken(t) if n not in _WRAPPING and any(c.isdigit() for c in t)
+                       else t for n, t in texts.items()})
     # The trial names each row's lines; a field the rows share is said once.
     shared = ([n for n in SHOWN if n != "trial" and len({v[n] for v in values}) == 1]
               if len(rows) > 1 else [])

@@ -100,14 +100,13 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
                     records: list[DeviceRecord], lang: str) -> ObservedBlock:
     """The block of one example: one column per distinct observation across records."""
     columns = [r for r in records if r.observations_of(snippet.id)]
-    cells: dict[str, list[tuple[str, str]]] = {}
-    stale: dict[str, list[tuple[str, str]]] = {}
-    """Per stale build, its stale observations' (file:line, name): one message lists all."""
+    states: dict[str, list[str]] = {}  # column label → each expectation's state
+    stale: dict[str, list[tuple[str, str]]] = {}  # build → its stale (file:line, name)
     merged: dict[tuple[str, ...], list[DeviceRecord]] = {}  # identical columns become one
     for record in columns:
         found = {(o.snippet, o.name): o for o in record.observations_of(snippet.id)}
         column = [_cell(e, found.get((e.snippet, e.name)), snippet, lang) for e in expectations]
-        cells[_label(record)] = column
+        states[_label(record)] = [state for _, state in column]
         merged.setdefault(tuple(t for t, _ in column), []).append(record)
         for e, (_, state) in zip(expectations, column, strict=True):
             if state == "stale":
@@ -133,12 +132,15 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
     table = html_table([(h, False) for h in header], rows,
                        css="harness-table harness-observed-values",
                        label=html_text(f"{word(lang, 'observed')} · {snippet.id}"))
-    states = {label: [s for _, s in values] for label, values in cells.items()}
     body = [f"**{word(lang, 'derivation')}**", ""]
     for e in expectations:
         text = in_lang(lang, {"es": e.derivation, "en": e.derivation_en})
         # An expectation's text is data: escaped, never Markdown or HTML of its own.
-        body.append(f"- {code(e.name)}: {cell(text)}{_tolerance_note(e, lang)}")
+        # The declared tolerance; each observed cell shows the one it was compared with.
+        declared = [f"{name} {scientific(value, lang)}"
+                    for name, value in (("rtol", e.rtol), ("atol", e.atol)) if value is not None]
+        note = f" ({word(lang, 'tolerance')}: {', '.join(declared)})" if declared else ""
+        body.append(f"- {code(e.name)}: {cell(text)}{note}")
     body.append("")
     held = [label for label, s in states.items() if all(x == "held" for x in s)]
     if columns:
@@ -228,15 +230,6 @@ def _heading(expectations: list[Expectation], columns: list[DeviceRecord],
     shown = versions[0] if len(versions) == 1 else f"{versions[0]}–{versions[-1]}"
     kinds = ", ".join(dict.fromkeys(word(lang, r.device_type) for r in columns))
     return "success", f"✓ {word(lang, 'verdict_ok')}: {names} · torch {shown} · {kinds}"
-
-
-def _tolerance_note(expectation: Expectation, lang: str) -> str:
-    """The tolerance the expectation declares, if any (the rest follows the observed dtype,
-    and each observed cell shows the tolerance it was compared with)."""
-    declared = [f"{name} {scientific(value, lang)}"
-                for name, value in (("rtol", expectation.rtol), ("atol", expectation.atol))
-                if value is not None]
-    return f" ({word(lang, 'tolerance')}: {', '.join(declared)})" if declared else ""
 
 
 def render_unchecked(entry: Unchecked, lang: str) -> str:
