@@ -117,10 +117,8 @@ def _observed(marker: Marker, site: Site, page: PageContext) -> Rendered:
 def _notebook(marker: Marker, site: Site, page: PageContext) -> Rendered:
     notebook = notebook_path(site.project.root / marker.location.path)
     if not notebook.exists():
-        raise HarnessError(
-            f"{marker.location}: no notebook {site.project.shown(notebook)}; "
-            "run `python -m harness notebooks --write`"
-        )
+        raise HarnessError(f"{marker.location}: no notebook {site.project.shown(notebook)}; "
+                           "run `python -m harness notebooks --write`")
     stem = notebook.name.split(".")[0]
     links = word(page.lang, "notebook_links").format(
         page=f"{NOTEBOOK_DIR}/{notebook.name}", folder=NOTEBOOK_DIR, stem=stem,

@@ -635,10 +635,8 @@ def plot(context: Context, group: str, y: str, where: str) -> str:
             note = f"{spec.name}: {shown}" + (f" ({word(lang, 'fails')})" if failing else "")
             series.setdefault(key, []).append(Point(x=x, y=value, hollow=failing, note=note))
     if len(set(units)) > 1:
-        raise HarnessError(
-            f"{where}: group {group!r} mixes throughput units {sorted(set(units))}; "
-            "plot one unit per group"
-        )
+        raise HarnessError(f"{where}: group {group!r} mixes throughput units "
+                           f"{sorted(set(units))}; plot one unit per group")
     # A label names only what tells the lines apart; one colour per kind of curve (work
     # and dtype), one marker per place it ran (build and device), one dash per build: a
     # build's change reads as a dash, and few hues are needed, each far from the others.
@@ -673,9 +671,7 @@ def plot(context: Context, group: str, y: str, where: str) -> str:
     title = f"{word(lang, 'plot_short_' + y)} · {group}"
     described = f"{x_label} → {y_label}. " + "; ".join(
         f"{s.label}: " + ", ".join(f"{p.x:g} → {decimal(p.y / factor, lang)} {unit}"
-                                   for p in s.points)
-        for s in drawn
-    )
+                                   for p in s.points) for s in drawn)
     xs = sorted({p.x for s in drawn for p in s.points})
     caption = f"{y_label}, {group}; {word(lang, 'log')}."
     if skipped:

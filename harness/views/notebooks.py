@@ -91,13 +91,11 @@ def recorded_output(snippet: Snippet, expectations: list[Expectation],
     date = max((o.date for o in found.values() if o.date), default=env.date)[:10]
     lines.append(word(lang, "recorded_output").format(
         build=record.torch_build, device=device, date=date))
-    return {
-        "output_type": "display_data",
-        "data": {"text/plain": [line + "\n" for line in lines[:-1]] + [lines[-1]]},
-        "metadata": {"harness": {"torch_build": record.torch_build,
-                                 "device": record.device_key, "date": date,
-                                 "snippet_sha256": snippet.sha256}},
-    }
+    return {"output_type": "display_data",
+            "data": {"text/plain": [line + "\n" for line in lines[:-1]] + [lines[-1]]},
+            "metadata": {"harness": {"torch_build": record.torch_build,
+                                     "device": record.device_key, "date": date,
+                                     "snippet_sha256": snippet.sha256}}}
 
 
 def notebook_path(page: Path) -> Path:
@@ -159,22 +157,17 @@ def _code_cell(source: str, output: dict[str, Any] | None) -> dict[str, Any]:
             "source": source.rstrip("\n").splitlines(keepends=True)}
 
 
-def _expected(expectation: Expectation, lang: str) -> str:
-    """What an expectation asserts, written as Python writes it (``True``, ``6.0``), or
-    for a ``raises`` one the exception's type and the stable part of its message."""
-    if expectation.raises:
-        message = (f" ({word(lang, 'quoted', text=markdown_text(expectation.message))})"
-                   if expectation.message else "")
-        return f"`{expectation.raises}`{message}"
-    return f"`{python_text(expectation.value)}`"
-
-
 def _expectations_cell(project: Project, snippet_id: str, lang: str) -> str:
+    """Each expectation as Python writes its value (``True``, ``6.0``), or for a
+    ``raises`` one the exception's type and the stable part of its message."""
     lines = [f"**{word(lang, 'analytic')}**", ""]
     for e in project.expectations.get(snippet_id, []):
+        expected = f"`{e.raises}`" if e.raises else f"`{python_text(e.value)}`"
+        if e.raises and e.message:
+            expected += f" ({word(lang, 'quoted', text=markdown_text(e.message))})"
         derivation = in_lang(lang, {"es": e.derivation, "en": e.derivation_en})
         # Data, as on the page: mkdocs-jupyter renders a Markdown cell's HTML.
-        lines.append(f"- `{e.name}` = {_expected(e, lang)}: {markdown_text(derivation)}")
+        lines.append(f"- `{e.name}` = {expected}: {markdown_text(derivation)}")
     return "\n".join(lines)
 
 
@@ -240,16 +233,10 @@ def build_notebook(project: Project, page: Path, records: Records) -> dict[str, 
     if executed:
         note += " " + word(lang, "notebook_outputs")
     cells.append(_markdown_cell(f"---\n\n<small>{note}</small>"))
-    return {
-        "cells": cells,
-        "metadata": {
-            "harness": {"generated_from": f"docs/{page.name}", "note": note},
-            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
-            "language_info": {"name": "python"},
-        },
-        "nbformat": 4,
-        "nbformat_minor": 5,
-    }
+    metadata = {"harness": {"generated_from": f"docs/{page.name}", "note": note},
+                "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+                "language_info": {"name": "python"}}
+    return {"cells": cells, "metadata": metadata, "nbformat": 4, "nbformat_minor": 5}
 
 
 def notebook_text(notebook: dict[str, Any]) -> str:
