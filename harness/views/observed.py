@@ -124,8 +124,7 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
         if group and len(groups) > 1 else word(lang, "observed") for group in groups]
     missing = f"<em>{word(lang, 'missing')}</em>"
     # The name heads its own line on a phone: it needs no break points either.
-    rows = [Row(cells=[Cell(html=code(e.name)),
-                       Cell(html=_analytic(e))]
+    rows = [Row(cells=[Cell(html=code(e.name)), Cell(html=_analytic(e))]
                 + [Cell(html=key[index]) for key in merged]
                 + ([Cell(html=missing)] if absent or not merged else []))
             for index, e in enumerate(expectations)]
@@ -135,11 +134,11 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
     body = [f"**{word(lang, 'derivation')}**", ""]
     for e in expectations:
         text = in_lang(lang, {"es": e.derivation, "en": e.derivation_en})
-        # An expectation's text is data: escaped, never Markdown or HTML of its own.
         # The declared tolerance; each observed cell shows the one it was compared with.
         declared = [f"{name} {scientific(value, lang)}"
                     for name, value in (("rtol", e.rtol), ("atol", e.atol)) if value is not None]
         note = f" ({word(lang, 'tolerance')}: {', '.join(declared)})" if declared else ""
+        # An expectation's text is data: escaped, never Markdown or HTML of its own.
         body.append(f"- {code(e.name)}: {cell(text)}{note}")
     body.append("")
     held = [label for label, s in states.items() if all(x == "held" for x in s)]

@@ -22,7 +22,7 @@ from harness.core.types import TrialSpec
 from harness.sources.trials import load_trials, spec_fields, spec_sha256, workload_sources
 from harness.text.markdown import html_text
 from harness.text.words import catalogue
-from harness.views.measured import Context, device_types_for
+from harness.views.measured import COMPACT_COLUMNS, Context, device_types_for
 
 __all__ = ["GROUP", "SCRIPT", "generated_part", "reader_box_html", "script_problem"]
 
@@ -85,8 +85,7 @@ def _data(site: Any, lang: str) -> dict[str, Any]:
               for s in _specs(site.specs)}
     return {"lang": lang, "header": list(CSV_HEADER), "trials": trials,
             "tabs": device_types_for(context, GROUP), "chart": f"harness-plot-{GROUP}-throughput",
-            "columns": {words[k]: k for k in ("torch", "latency_short", "throughput",
-                                              "peak_short", "memory", "quality_short")},
+            "columns": {words[k]: k for k in ("torch", *COMPACT_COLUMNS)},
             "words": {k: words["reader_" + k] for k in
                       (k.removeprefix("reader_") for k in words if k.startswith("reader_"))}}
 
