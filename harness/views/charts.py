@@ -132,10 +132,9 @@ def _places(value: float) -> int:
 
 
 def tick_texts(ticks: Sequence[float], *, lang: str, scale: float = 1.0) -> list[str]:
-    """Labels of one axis's ``ticks`` (each divided by ``scale``, the unit's factor), in
-    one notation for the whole axis: plain numbers in the page's language while they
-    need at most three decimals and under seven digits, thousands grouped on every tick
-    of four digits or more once one has five; else powers of ten (``2×10⁻⁴``)."""
+    """Labels of one axis's ``ticks`` divided by ``scale``, in one notation per axis: plain
+    localized numbers while they need at most three decimals and under seven digits (all
+    grouped in thousands once one has five), else powers of ten (``2×10⁻⁴``)."""
     values = [float(f"{t / scale:.4g}") for t in ticks]
     largest = max((abs(v) for v in values), default=0.0)
     if all(_places(v) <= 3 for v in values) and largest < 1e6:

@@ -637,9 +637,8 @@ def plot(context: Context, group: str, y: str, where: str) -> str:
     if len(set(units)) > 1:
         raise HarnessError(f"{where}: group {group!r} mixes throughput units "
                            f"{sorted(set(units))}; plot one unit per group")
-    # A label names only what tells the lines apart; one colour per kind of curve (work
-    # and dtype), one marker per place it ran (build and device), one dash per build: a
-    # build's change reads as a dash, and few hues are needed, each far from the others.
+    # A label names only what tells the lines apart. One colour per work and dtype, one
+    # marker per build and device, one dash per build: few hues, each far from the others.
     varying = [i for i in range(5) if len({k[i] for k in series}) > 1]
     families = sorted({(k[0], k[1], k[2]) for k in series})
     places = sorted({(builds.index(k[3]), k[4]) for k in series})

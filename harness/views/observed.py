@@ -116,9 +116,8 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
     # one column that says so, rather than leaving the build out of sight.
     absent = [r for r in records if r.observations and r not in columns]
     groups = [*merged.values(), *([absent] if absent or not merged else [])]
-    # Provenance once per block (issue 28): one observed column reads «Observado», its
-    # builds are in the verdict line and the folded detail; only columns that disagree
-    # name theirs.
+    # Provenance once per block (issue 28): a lone observed column reads «Observado» (its
+    # builds are in the verdict and the fold); only columns that disagree name theirs.
     header = [word(lang, "value"), word(lang, "analytic")] + [
         f"{word(lang, 'observed')} · " + ", ".join(html_text(_label(r)) for r in group)
         if group and len(groups) > 1 else word(lang, "observed") for group in groups]
@@ -160,10 +159,9 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
             env = record.environment_of_runs({o.run_id for o in observed})
             where = env.device_name or env.cpu_model or record.device_key
             threads = word(lang, "thread" if env.threads == 1 else "threads_word")
-            # A phone breaks an id after «-»; a run of up to 30 characters between those
-            # fits its line, and gets no break points (each <wbr> is an element, and
-            # Medir's DOM stays under 1,500; issue 28). A longer run may break after «/»
-            # and «_» (issue 30: a snippet name of any length).
+            # A phone breaks an id after «-»; only a longer run than 30 characters gets
+            # break points after «/» and «_» (each <wbr> is an element: Medir's DOM stays
+            # under 1,500, issue 28; a snippet name of any length must fit, issue 30).
             longest = max(len(run) for run in re.split(r"[-\s]", snippet.id))
             shown = breakable(code(snippet.id)) if longest > 30 else code(snippet.id)
             body.append(f"- torch {cell(env.torch_build)} · {cell(where)} · {env.threads} "
