@@ -1,16 +1,11 @@
 """Charts as HTML and CSS: the browser lays out every word. No torch, no font metrics.
 
-Python computes only where a mark goes, as a percentage of the plot's box on a
-logarithmic axis (``style="--x:42.1%"``); the style sheet (``harness.css``) places it.
-Tick labels, axis titles and the legend are real HTML text, so they wrap, scale and
-never clip. A series' line is a small inline SVG stretched over the plot
-(``preserveAspectRatio="none"``, strokes that do not scale) that carries no text; its
-markers are small SVGs of their own, so a shape is never stretched.
-
-Series are told apart by colour, marker and dash; the palette keeps Okabe–Ito's hues
-at 3:1 contrast against both palettes' backgrounds (white and slate #1e2129). On a log
-axis 2 and ½ lie equally far from 1. Callers pass plain text, localized; everything is
-escaped here.
+Python computes only where a mark goes, in percent of the plot on a log axis
+(``style="--x:42.1%"``); ``harness.css`` places it. Ticks, titles and legend are HTML
+text, so they wrap and never clip; a series' line is a stretched inline SVG with no
+text, its markers SVGs of their own. Series differ by colour, marker and dash; the
+palette keeps Okabe–Ito's hues at 3:1 against both backgrounds (white, slate #1e2129).
+Callers pass plain, localized text; everything is escaped here.
 """
 
 from __future__ import annotations
@@ -47,20 +42,16 @@ _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 class Point:
     x: float
     y: float
-    hollow: bool = False
-    """Drawn without fill: the row fails its quality tolerance."""
-    note: str = ""
-    """Tooltip text for the marker."""
+    hollow: bool = False  # drawn without fill: the row fails its quality tolerance
+    note: str = ""  # tooltip text for the marker
 
 
 @dataclass(frozen=True, kw_only=True)
 class Series:
     label: str
     points: list[Point] = field(default_factory=list)
-    dash: int = 0
-    """Index into :data:`DASHES` (one per torch build)."""
-    colour: int = -1
-    """Index into the palette (one per kind of curve); -1: by position."""
+    dash: int = 0  # index into :data:`DASHES` (one per torch build)
+    colour: int = -1  # index into the palette (one per kind of curve); -1: by position
     failing: bool = False
     """Every point fails its quality tolerance: grey, dashed, labelled by the caller."""
     marker: int = -1
@@ -72,17 +63,13 @@ class IntervalRow:
     """One row of :func:`interval_chart`: what a verdict between two builds rests on."""
 
     label: str
-    ratio: float
-    """The ratio of medians (other build / base build)."""
+    ratio: float  # the ratio of medians (other build / base build)
     low: float
-    high: float
-    """The ratio's interval."""
+    high: float  # with low, the ratio's interval
     band: tuple[float, float] | None = None
     """This row's noise band (low, high) from a same-build control; None: no control."""
-    verdict: str = ""
-    """The verdict's code; ``changed`` draws the dot filled, any other hollow."""
-    note: str = ""
-    """Tooltip text for the row."""
+    verdict: str = ""  # the verdict's code; ``changed`` draws the dot filled, any other hollow
+    note: str = ""  # tooltip text for the row
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -145,10 +132,9 @@ def _places(value: float) -> int:
 
 
 def tick_texts(ticks: Sequence[float], *, lang: str, scale: float = 1.0) -> list[str]:
-    """Labels of one axis's ``ticks`` (each divided by ``scale``, the unit's factor), in
-    one notation for the whole axis: plain numbers in the page's language while they
-    need at most three decimals and under seven digits, thousands grouped on every tick
-    of four digits or more once one has five; else powers of ten (``2×10⁻⁴``)."""
+    """Labels of one axis's ``ticks`` divided by ``scale``, in one notation per axis: plain
+    localized numbers while they need at most three decimals and under seven digits (all
+    grouped in thousands once one has five), else powers of ten (``2×10⁻⁴``)."""
     values = [float(f"{t / scale:.4g}") for t in ticks]
     largest = max((abs(v) for v in values), default=0.0)
     if all(_places(v) <= 3 for v in values) and largest < 1e6:

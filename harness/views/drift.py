@@ -1,11 +1,10 @@
 """The drift report as Markdown, in the page's language (a page of the site, and what
 ``python -m harness drift`` prints for a reviewer). No torch import.
 
-Before the tables, each device key says how its builds were recorded, so a reader
-knows whether a «cambió» compares torch or also machines. Then, per kind and device
-key, the items a reviewer must read, changes first and larger effects first; the
-identical and single-build items as one count each; for timings a chart of the
-intervals and one worked example, the table's first row. Every record text is escaped.
+First how each device key's builds were recorded (does a «cambió» compare torch or
+also machines?); then per kind and device key the items to read, changes and larger
+effects first, identical and single-build items as counts, and for timings a chart of
+the intervals and one worked example.
 """
 
 from __future__ import annotations
@@ -69,7 +68,7 @@ def trial_labels(specs: Mapping[str, TrialSpec], lang: str) -> dict[str, str]:
     for group, members in groups.items():
         name = catalogue(lang).get(f"drift_group_{group}", group)
         for trial, shown in identities(members, {}, lang)[0].items():
-            plain = html.unescape(re.sub(r"<[^>]*>", "", shown))
+            plain = html.unescape(shown)  # identities' labels are escaped text, no tags
             labels[trial] = plain if plain.startswith(group) else f"{name} · {plain}"
     return labels
 

@@ -1,11 +1,9 @@
 """Small HTML pieces the views share: a table that stacks into labelled rows on a
 phone, a collapsible block, a CSV download, code that may wrap. No torch import.
 
-HTML, not Markdown: a Markdown table cannot carry a row class (failing rows are
-tinted), a ``data-label`` per cell (the phone layout prints the column name beside
-each value) or a ``<caption>``. Callers pass contents already escaped
-(:func:`harness.text.markdown.html_text`). No blank line is ever written: one would
-end the raw HTML block inside the Markdown page.
+HTML, not Markdown, for a row class (failing rows are tinted), a ``data-label`` per
+cell (the phone prints the column name beside each value) and a ``<caption>``. Callers
+pass escaped contents. No blank line is written: it would end the raw HTML block.
 """
 
 from __future__ import annotations
@@ -22,19 +20,16 @@ __all__ = ["Cell", "Row", "breakable", "csv_link", "details", "html_table"]
 @dataclass(frozen=True, kw_only=True)
 class Cell:
     html: str
-    numeric: bool = False
-    """Right-aligned, tabular figures."""
+    numeric: bool = False  # right-aligned, tabular figures
     css: str = ""
-    span: int = 1
-    """Rows this cell spans (a trial's label over its builds)."""
+    span: int = 1  # rows this cell spans (a trial's label over its builds)
 
 
 @dataclass(frozen=True, kw_only=True)
 class Row:
     cells: list[Cell]
     css: str = ""
-    title: str = ""
-    """Plain text for the row's tooltip (escaped here)."""
+    title: str = ""  # plain text for the row's tooltip (escaped here)
     first_of_group: bool = True
 
 

@@ -1,10 +1,7 @@
 """The one marker registry: each ``<!-- harness:kind ... -->`` is declared here once,
-with its arguments, the valid values of each, and its renderer. No torch import.
-
-The MkDocs plugin renders through :func:`render_marker`; the notebook builder and
-CONTRIBUTING's marker table read :data:`MARKERS`. An unknown kind, an unknown or
-missing argument, or a value outside its choices fails naming the page line and
-the valid alternatives.
+with its arguments, their valid values and its renderer (read by the plugin, the
+notebooks and CONTRIBUTING's marker table). A wrong kind, argument or value fails
+naming the page line and the valid alternatives. No torch import.
 """
 
 from __future__ import annotations
@@ -45,12 +42,10 @@ class Site:
     project: Project
     records: Records
     specs: dict[str, TrialSpec]
-    sources: dict[str, str]
-    """Workload sources, for the stale check of trial rows."""
+    sources: dict[str, str]  # workload sources, for the stale check of trial rows
     colab: str = ""
-    """Colab's address of the repository's ``docs/`` folder on its branch
-    (``https://colab.research.google.com/github/<owner>/<repo>/blob/<branch>/docs``),
-    or "" when the repository is not on GitHub: then no «Abrir en Colab» button."""
+    """Colab's address of the repository's ``docs/`` folder on its branch, or "" when
+    the repository is not on GitHub (then no «Abrir en Colab» button)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -65,8 +60,7 @@ class PageContext:
     """The page a marker sits on (not MkDocs' ``Page``: only what a marker reads)."""
 
     lang: str
-    included: set[str]
-    """Snippet ids the page includes."""
+    included: set[str]  # snippet ids the page includes
     slug: str = ""
     """The page's slug (``docs/<slug>.md``): whose ``claims.toml`` its claims come from."""
 
@@ -77,16 +71,14 @@ Renderer = Callable[[Marker, Site, PageContext], Rendered]
 MeasuredView = Callable[[Context, Mapping[str, str], str], str]
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True)
 class MarkerKind:
     name: str
-    summary: str
-    """What it renders, for CONTRIBUTING's table."""
-    arguments: dict[str, str]
-    """Every argument (all required) and what it takes."""
-    choices: dict[str, Choices]
-    """Valid values of an argument, where they form a closed set."""
+    summary: str  # what it renders, for CONTRIBUTING's table
     render: Renderer
+    arguments: dict[str, tuple[str, Choices | None]] = field(default_factory=dict)
+    """Every argument (all required): what it takes, and its valid values where they form
+    a closed set."""
 
 
 _GROUP: tuple[str, Choices] = ("a trial group of trials/trials.toml",
@@ -125,10 +117,8 @@ def _observed(marker: Marker, site: Site, page: PageContext) -> Rendered:
 def _notebook(marker: Marker, site: Site, page: PageContext) -> Rendered:
     notebook = notebook_path(site.project.root / marker.location.path)
     if not notebook.exists():
-        raise HarnessError(
-            f"{marker.location}: no notebook {site.project.shown(notebook)}; "
-            "run `python -m harness notebooks --write`"
-        )
+        raise HarnessError(f"{marker.location}: no notebook {site.project.shown(notebook)}; "
+                           "run `python -m harness notebooks --write`")
     stem = notebook.name.split(".")[0]
     links = word(page.lang, "notebook_links").format(
         page=f"{NOTEBOOK_DIR}/{notebook.name}", folder=NOTEBOOK_DIR, stem=stem,
@@ -150,39 +140,34 @@ def _drift(marker: Marker, site: Site, page: PageContext) -> Rendered:
     return Rendered(markdown=drift_markdown(report, page.lang, specs=site.specs, chart=True))
 
 
-def _kind(name: str, summary: str, render: Renderer, **arguments: tuple[str, Choices | None]
-          ) -> MarkerKind:
-    return MarkerKind(
-        name=name, summary=summary, render=render,
-        arguments={k.replace("_", "-"): help for k, (help, _) in arguments.items()},
-        choices={k.replace("_", "-"): c for k, (_, c) in arguments.items() if c is not None},
-    )
-
-
 MARKERS: dict[str, MarkerKind] = {k.name: k for k in (
-    _kind("observed", "analytic expectation beside every recorded observation of a snippet",
-          _observed, snippet=("an id the page includes", lambda s, p: p.included)),
-    _kind("notebook", "buttons to open and download the page's generated notebook", _notebook),
-    _kind("measurements", "the group's measured trials, per device and torch build",
-          _measured(lambda c, a, w: measurements(c, a["group"])), group=_GROUP),
-    _kind("plot", "a log–log chart of the group's latency or throughput",
-          _measured(lambda c, a, w: plot(c, a["group"], a["y"], w)), group=_GROUP,
-          y=("latency or throughput", lambda s, p: ("latency", "throughput"))),
-    _kind("compare-versions", "the group's trials across recorded torch builds",
-          _measured(lambda c, a, w: compare_versions(c, a["group"])), group=_GROUP),
-    _kind("all-columns", "every recorded field of the group's rows, per device type",
-          _measured(lambda c, a, w: all_columns_view(c, a["group"])), group=_GROUP),
-    _kind("csv-row", "a real recorded row in the article's 9-column CSV format",
-          _measured(lambda c, a, w: csv_row(c, a["trial"])),
-          trial=("a trial name of trials/trials.toml", lambda s, p: s.specs)),
-    _kind("environment", "where every record set was made",
-          _measured(lambda c, a, w: environment_table(c))),
-    _kind("drift", "every example and trial classified across recorded torch builds", _drift),
-    _kind("reader-box", "a box where a reader pastes the rows docs/assets/medir.py printed",
-          lambda m, s, p: Rendered(markdown=reader_box_html(s, p.lang))),
-    _kind("claim", "a sentence about the records, checked against them at every build",
-          _claim, id=("a claim of the page's snippets/<slug>/claims.toml",
-                      lambda s, p: {i for slug, i in s.project.claims if slug == p.slug})),
+    MarkerKind("observed", "analytic expectation beside every recorded observation of a snippet",
+               _observed, {"snippet": ("an id the page includes", lambda s, p: p.included)}),
+    MarkerKind("notebook", "buttons to open and download the page's generated notebook",
+               _notebook),
+    MarkerKind("measurements", "the group's measured trials, per device and torch build",
+               _measured(lambda c, a, w: measurements(c, a["group"])), {"group": _GROUP}),
+    MarkerKind("plot", "a log–log chart of the group's latency or throughput",
+               _measured(lambda c, a, w: plot(c, a["group"], a["y"], w)), {
+                   "group": _GROUP,
+                   "y": ("latency or throughput", lambda s, p: ("latency", "throughput"))}),
+    MarkerKind("compare-versions", "the group's trials across recorded torch builds",
+               _measured(lambda c, a, w: compare_versions(c, a["group"])), {"group": _GROUP}),
+    MarkerKind("all-columns", "every recorded field of the group's rows, per device type",
+               _measured(lambda c, a, w: all_columns_view(c, a["group"])), {"group": _GROUP}),
+    MarkerKind("csv-row", "a real recorded row in the article's 9-column CSV format",
+               _measured(lambda c, a, w: csv_row(c, a["trial"])),
+               {"trial": ("a trial name of trials/trials.toml", lambda s, p: s.specs)}),
+    MarkerKind("environment", "where every record set was made",
+               _measured(lambda c, a, w: environment_table(c))),
+    MarkerKind("drift", "every example and trial classified across recorded torch builds",
+               _drift),
+    MarkerKind("reader-box", "a box where a reader pastes the rows docs/assets/medir.py printed",
+               lambda m, s, p: Rendered(markdown=reader_box_html(s, p.lang))),
+    MarkerKind("claim", "a sentence about the records, checked against them at every build",
+               _claim, {"id": ("a claim of the page's snippets/<slug>/claims.toml",
+                               lambda s, p: {i for slug, i in s.project.claims
+                                             if slug == p.slug})}),
 )}
 
 
@@ -199,10 +184,9 @@ def render_marker(marker: Marker, site: Site, page: PageContext) -> Rendered:
         if key not in kind.arguments:
             raise HarnessError(f"{where}: unknown argument {key!r} for harness:{kind.name}."
                                f"{suggest(key, kind.arguments)}")
-    for key, help_text in kind.arguments.items():
+    for key, (help_text, valid) in kind.arguments.items():
         if key not in marker.args:
             raise HarnessError(f'{where}: harness:{kind.name} needs {key}="..." ({help_text}).')
-        valid = kind.choices.get(key)
         if valid is not None and marker.args[key] not in (allowed := valid(site, page)):
             raise HarnessError(f"{where}: unknown {key} {marker.args[key]!r} for "
                                f"harness:{kind.name}.{suggest(marker.args[key], allowed)}")

@@ -1,12 +1,8 @@
-"""The measurement markers, rendered from the records. No torch import.
+"""The measurement markers, rendered from the records (``results/``). No torch import.
 
-Every figure comes from ``results/``; nothing here measures. Identifying fields every
-row of a table shares move to its caption; those that vary make the row's short label.
-
-A row recorded for another definition of its trial (its ``spec_sha256`` differs from
-the hash of the current spec and workload source), or an expectation the rows
-contradict, is collected in the :class:`Context` so the build fails ``mkdocs build
---strict`` naming it. Every record text is escaped (:mod:`harness.text.markdown`).
+Fields every row of a table shares move to its caption; those that vary make the row's
+label. A stale row (its ``spec_sha256`` is not the current trial's) or a contradicted
+expectation is collected in the :class:`Context`, so the strict build fails naming it.
 """
 
 from __future__ import annotations
@@ -14,7 +10,7 @@ from __future__ import annotations
 import html
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import groupby
 from typing import Any
@@ -27,7 +23,7 @@ from harness.records.provenance import grade_text
 from harness.records.store import DeviceRecord, Records, format_rows
 from harness.sources.trials import shape_text, spec_sha256
 from harness.text.drift_words import listed
-from harness.text.markdown import cell, html_text
+from harness.text.markdown import cell, code, html_text
 from harness.text.numbers import (
     bytes_text,
     compact,
@@ -53,16 +49,13 @@ __all__ = ["CSV_ONLY", "SHOWN", "Context", "all_columns", "compact_cells", "comp
 
 @dataclass(kw_only=True)
 class Context:
-    """One marker's render: its inputs, and the build errors (stale rows, contradicted
-    expectations) of what it has shown so far; not frozen, it collects them."""
+    """One marker's render: its inputs, and the build errors of what it has shown so far."""
 
     records: Records
     specs: dict[str, TrialSpec]
     lang: str
-    sources: dict[str, str]
-    """Workload sources (``trials.workload_sources``), read once per render."""
-    stale: dict[str, None] = field(default_factory=dict)
-    """Messages in the order met (a dict keeps order and drops repeats)."""
+    sources: dict[str, str]  # workload sources (``trials.workload_sources``)
+    stale: dict[str, None] = field(default_factory=dict)  # messages in the order met, each once
 
     def is_stale(self, row: TrialRow) -> bool:
         """Whether ``row`` was recorded for another definition of its trial (remembered
@@ -215,21 +208,6 @@ def compact_cells(row: TrialRow, spec: TrialSpec, env: Environment | None, lang:
             Cell(html=_quality(row, spec, lang), css="harness-quality")]
 
 
-def missing_cells(lang: str) -> list[Cell]:
-    missing = f"<em>{word(lang, 'missing')}</em>"
-    return [Cell(html=missing), *(Cell(html="—", numeric=True) for _ in range(3)),
-            Cell(html="—")]
-
-
-def _claim(spec: TrialSpec, expect: TrialExpectation, lang: str) -> str:
-    """The claim in words, e.g. «la latencia de a es menor que 0,5 × la de b» (escaped)."""
-    factor = (compact(expect.factor, lang) if expect.relation == "below"
-              else f"{compact(expect.factor * 100, lang)} %")
-    return word(lang, f"expect_{expect.relation}").format(
-        a=f"<code>{html_text(spec.name)}</code>", b=f"<code>{html_text(expect.of)}</code>",
-        factor=unbroken(factor))
-
-
 def _verdict(context: Context, spec: TrialSpec, expect: TrialExpectation,
              record: DeviceRecord) -> str:
     """Computed from the rows as they are now, never stored; a contradicted one not
@@ -260,18 +238,23 @@ def _verdict(context: Context, spec: TrialSpec, expect: TrialExpectation,
 
 def expectation_block(context: Context, specs: list[TrialSpec],
                       records: list[DeviceRecord]) -> str:
-    """One item per expectation of ``specs``: the claim, its verdict per record (or «sin
-    medición» without one) and the derivation one click away; empty without any."""
+    """One item per expectation of ``specs``: the claim in words («la latencia de a es
+    menor que 0,5 × la de b»), its verdict per record (or «sin medición» without one) and
+    the derivation one click away; empty without any."""
     lang = context.lang
     items = []
     for spec in specs:
         expect = spec.expect
         if expect is None:
             continue
+        factor = (compact(expect.factor, lang) if expect.relation == "below"
+                  else f"{compact(expect.factor * 100, lang)} %")
+        claim = word(lang, f"expect_{expect.relation}").format(
+            a=code(spec.name), b=code(expect.of), factor=unbroken(factor))
         verdicts = ([_verdict(context, spec, expect, r) for r in records]
                     or [f"<em>{word(lang, 'missing')}</em>"])
         derivation = in_lang(lang, {"es": expect.derivation, "en": expect.derivation_en})
-        items.append(f"<li>{_claim(spec, expect, lang)}: {'; '.join(verdicts)}"
+        items.append(f"<li>{claim}: {'; '.join(verdicts)}"
                      f'<details class="harness-note"><summary>{word(lang, "derivation")}'
                      f"</summary><p>{html_text(derivation)}</p></details></li>")
     if not items:
@@ -305,7 +288,7 @@ def bare_loop_lines(context: Context, specs: list[TrialSpec],
         clock = word(lang, "bare_clock_events" if loop.get("clock") == "device events"
                      else "bare_clock_host")
         text = word(lang, "bare_loop").format(
-            trial=f"<code>{html_text(str(loop['trial']))}</code>",
+            trial=code(str(loop['trial'])),
             harness=unbroken(latency_text(harness, lang)), bare=unbroken(latency_text(bare, lang)),
             clock=clock, calls=html_text(str(loop.get("calls", "?"))),
             blocks=html_text(str(loop.get("blocks", "?"))),
@@ -341,8 +324,11 @@ def _table(context: Context, specs: list[TrialSpec], records: list[DeviceRecord]
     for spec in specs:
         for record, found in by_build:
             row = found.get(spec.name)
-            cells = missing_cells(lang) if row is None else compact_cells(
-                row, spec, record.environment_of(row.run_id), lang, stale=context.is_stale(row))
+            cells = [Cell(html=f"<em>{word(lang, 'missing')}</em>"),
+                     *(Cell(html="—", numeric=True) for _ in range(3)), Cell(html="—")]
+            if row is not None:
+                cells = compact_cells(row, spec, record.environment_of(row.run_id), lang,
+                                      stale=context.is_stale(row))
             failing = row is not None and row.failed and row.dtype != spec.reference_dtype
             entries.append((spec, record, cells, failing))
     # A column with one value in every row says it once, in the caption.
@@ -401,10 +387,9 @@ def _device(context: Context, group: str, device_type: str) -> tuple[list[str], 
 
 
 def measurements(context: Context, group: str) -> str:
-    """One compact table per device type, one row per trial and recorded build. With
-    more than one device type, each is a tab, in the HTML Material styles for
-    pymdownx.tabbed's alternate style (radio inputs, labels, blocks): a label counts its
-    failing rows, so a failure is named even in a tab the reader has not opened."""
+    """One compact table per device type, one row per trial and recorded build; several
+    device types are tabs (pymdownx.tabbed's alternate HTML, which Material styles)
+    whose labels count failing rows, so a failure shows even in a closed tab."""
     # A device with its own record opens before the CPU: the reader most likely came for it.
     recorded = {r.device_type for r in context.records.items if r.rows}
     device_types = sorted(device_types_for(context, group),
@@ -428,42 +413,27 @@ def measurements(context: Context, group: str) -> str:
 
 
 def _ratio(context: Context, row: TrialRow, base: TrialRow, record: DeviceRecord,
-           first: DeviceRecord) -> str:
-    """Latency ratio, or why none is given: only passing, fresh rows on the same hardware."""
-    lang = context.lang
+           first: DeviceRecord) -> float | str:
+    """The latency ratio, or the word saying why none is given: only passing, fresh rows
+    on the same hardware compare."""
     for one in (row, base):
         if one.error:
-            return f"— ({word(lang, 'reason_error')})"
+            return "reason_error"
         if not one.quality_pass:
-            return f"— ({word(lang, 'reason_quality')})"
+            return "reason_quality"
         if context.is_stale(one):
-            return f"— ({word(lang, 'stale')})"
+            return "stale"
     if (record.environment_of(row.run_id).device_name
             != first.environment_of(base.run_id).device_name):
-        return f"— ({word(lang, 'reason_other_device')})"
+        return "reason_other_device"
     assert row.latency and base.latency
-    return f"{decimal(row.latency / base.latency, lang)}×"
-
-
-def _ratio_summary(rows: list[Row], title: str, lang: str) -> str:
-    """One line: how many trials compare, and the range of their ratios."""
-    values = []
-    for row in rows:
-        for one in row.cells[1:]:
-            text = one.html.replace(",", ".")
-            if text.endswith("×"):
-                values.append(float(text[:-1]))
-    if not values:
-        return f"{title}: {word(lang, 'no_ratio')} ({len(rows)})"
-    low, high = decimal(min(values), lang), decimal(max(values), lang)
-    return (f"{title}: {word(lang, 'ratio_range').format(n=len(values), low=low, high=high)} "
-            f"({word(lang, 'lower_faster')}); {word(lang, 'no_ratio')}: "
-            f"{sum(len(r.cells) - 1 for r in rows) - len(values)}")
+    return row.latency / base.latency
 
 
 def compare_versions(context: Context, group: str) -> str:
-    """Per device: each trial's latency relative to the oldest build with its trials. The
-    figures themselves are in the group's table; only the ratio is new here."""
+    """Per device: each trial's latency relative to the oldest build with its trials, in
+    a collapsed table whose summary gives the range of the ratios (the figures
+    themselves are in the group's table)."""
     lang = context.lang
     keys = sorted({r.device_key for r in context.records.items if context.group_rows(r, group)},
                   key=lambda k: (DEVICE_TYPES.index(k.split("-", 1)[0]), k))
@@ -488,25 +458,36 @@ def compare_versions(context: Context, group: str) -> str:
                   for n, label in identities(specs, found, lang)[0].items()}
         header = [(word(lang, "trial"), False)] + [
             (f"torch {html_text(r.torch_build)}", True) for r in records[1:]]
-        rows = []
+        rows, ratios = [], []
         for spec in specs:
             cells = [Cell(html=labels[spec.name], css="harness-id")]
             for record in records[1:]:
                 row = record.row(spec.name)
-                text = (f"<em>{word(lang, 'missing')}</em>" if row is None
-                        else _ratio(context, row, found[spec.name], record, base))
+                ratio = None if row is None else _ratio(context, row, found[spec.name], record,
+                                                        base)
+                if isinstance(ratio, float):
+                    ratios.append(ratio)
+                text = (f"<em>{word(lang, 'missing')}</em>" if ratio is None
+                        else f"— ({word(lang, ratio)})" if isinstance(ratio, str)
+                        else f"{decimal(ratio, lang)}×")
                 cells.append(Cell(html=text, numeric=True))
             rows.append(Row(cells=cells, title=spec.name))
         caption = (f"{title} · {word(lang, 'ratio')} {html_text(base.torch_build)} "
                    f"({word(lang, 'lower_faster')})")
         table = html_table(header, rows, caption=caption, css="harness-table harness-compact")
-        parts.append(details(_ratio_summary(rows, title, lang), table))
+        summary = f"{title}: {word(lang, 'no_ratio')} ({len(rows)})"
+        if ratios:
+            low, high = decimal(min(ratios), lang), decimal(max(ratios), lang)
+            summary = (f"{title}: "
+                       f"{word(lang, 'ratio_range').format(n=len(ratios), low=low, high=high)} "
+                       f"({word(lang, 'lower_faster')}); {word(lang, 'no_ratio')}: "
+                       f"{len(rows) * (len(records) - 1) - len(ratios)}")
+        parts.append(details(summary, table))
     return "\n".join(parts) + "\n"
 
 
-#: «Todas las columnas» reads a row whole, its values written as the rest of the page
-#: writes them; what only a tool reads stays in the record's CSV download, complete.
-#: Left to the CSV download: data for tools, not lines for a reader.
+#: «Todas las columnas» reads a row whole, written as the rest of the page writes it;
+#: data only a tool reads stays in the record's CSV download, complete.
 CSV_ONLY = ("samples_s", "spec_sha256", "run_id")
 #: The fields the lines show, in the record's column order.
 SHOWN = tuple(c for c in CSV_HEADER if c not in CSV_ONLY)
@@ -522,7 +503,6 @@ _WRAPPING = ("memory_method", "error")
 
 def _text(row: TrialRow, name: str, spec: TrialSpec, env: Environment | None,
           lang: str) -> str:
-    """``row``'s field ``name`` as plain text in ``lang``."""
     value = getattr(row, name)
     if name in ("task", "shape"):  # as the compact table's label reads them
         return field_text(spec, row, name, lang)
@@ -543,17 +523,6 @@ def _text(row: TrialRow, name: str, spec: TrialSpec, env: Environment | None,
     return _FORMATS[name](value, lang) if name in _FORMATS else str(value)
 
 
-def _field_values(row: TrialRow, spec: TrialSpec, env: Environment | None,
-                  lang: str) -> dict[str, str]:
-    """Field name → escaped HTML value, for every field in :data:`SHOWN`."""
-    shown = {}
-    for name in SHOWN:
-        text = html_text(_text(row, name, spec, env, lang))
-        together = name not in _WRAPPING and any(c.isdigit() for c in text)
-        shown[name] = unbroken(text) if together else text
-    return shown
-
-
 def _lines(values: dict[str, str], lang: str, *, css: str = "") -> str:
     # A label is the site's own word: only its "<" and ">" need escaping.
     pairs = "".join(f"<div><dt>{html.escape(word(lang, f'column_{name}'), quote=False)}</dt>"
@@ -566,8 +535,12 @@ def _record(context: Context, group: str, record: DeviceRecord) -> str:
     rows = context.group_rows(record, group)
     if not rows:
         return ""
-    values = [_field_values(r, context.specs[r.trial], record.environment_of(r.run_id), lang)
-              for r in rows]
+    values = []
+    for row in rows:
+        spec, run = context.specs[row.trial], record.environment_of(row.run_id)
+        texts = {n: html_text(_text(row, n, spec, run, lang)) for n in SHOWN}
+        values.append({n: unbroken(t) if n not in _WRAPPING and any(c.isdigit() for c in t)
+                       else t for n, t in texts.items()})
     # The trial names each row's lines; a field the rows share is said once.
     shared = ([n for n in SHOWN if n != "trial" and len({v[n] for v in values}) == 1]
               if len(rows) > 1 else [])
@@ -628,10 +601,9 @@ def csv_row(context: Context, trial: str) -> str:
     return f"{fence}csv\n{body}{fence}\n\n{stale}{note}\n"
 
 
-def _plot_series(
-    context: Context, group: str, y: str, where: str
-) -> tuple[list[Series], bool, int, list[str]]:
-    """(series, x is the batch, rows left out for errors, throughput units)."""
+def plot(context: Context, group: str, y: str, where: str) -> str:
+    """A log–log chart of the group's latency or throughput, one curve per work, dtype,
+    build and device."""
     lang = context.lang
     specs = {s.name: s for s in context.specs.values() if s.group == group}
     shared_task = len({s.workload for s in specs.values()}) > len({s.task for s in specs.values()})
@@ -663,17 +635,14 @@ def _plot_series(
             note = f"{spec.name}: {shown}" + (f" ({word(lang, 'fails')})" if failing else "")
             series.setdefault(key, []).append(Point(x=x, y=value, hollow=failing, note=note))
     if len(set(units)) > 1:
-        raise HarnessError(
-            f"{where}: group {group!r} mixes throughput units {sorted(set(units))}; "
-            "plot one unit per group"
-        )
-    # A label names only what tells the lines apart; one colour per kind of curve (work
-    # and dtype), one marker per place it ran (build and device), one dash per build: a
-    # build's change reads as a dash, and few hues are needed, each far from the others.
+        raise HarnessError(f"{where}: group {group!r} mixes throughput units "
+                           f"{sorted(set(units))}; plot one unit per group")
+    # A label names only what tells the lines apart. One colour per work and dtype, one
+    # marker per build and device, one dash per build: few hues, each far from the others.
     varying = [i for i in range(5) if len({k[i] for k in series}) > 1]
     families = sorted({(k[0], k[1], k[2]) for k in series})
     places = sorted({(builds.index(k[3]), k[4]) for k in series})
-    out = []
+    drawn = []
     for curve, points in sorted(series.items(), key=lambda i: (*i[0][:3], builds.index(i[0][3]),
                                                                i[0][4])):
         words = [word(lang, curve[0]), curve[1], curve[2], f"torch {curve[3]}", curve[4]]
@@ -681,20 +650,13 @@ def _plot_series(
         label = " · ".join(words[i] for i in varying if words[i]) or words[2]
         if failing:
             label += f" · {word(lang, 'failing_series')}"
-        out.append(Series(label=label, points=points, dash=builds.index(curve[3]),
-                          failing=failing,
-                          colour=families.index((curve[0], curve[1], curve[2])),
-                          marker=places.index((builds.index(curve[3]), curve[4]))))
-    return out, x_is_batch, skipped, units or ["FLOP/s"]
-
-
-def plot(context: Context, group: str, y: str, where: str) -> str:
-    """A log–log chart of the group's latency or throughput."""
-    lang = context.lang
-    series, x_is_batch, skipped, units = _plot_series(context, group, y, where)
-    if not series:
+        drawn.append(Series(label=label, points=points, dash=builds.index(curve[3]),
+                            failing=failing,
+                            colour=families.index((curve[0], curve[1], curve[2])),
+                            marker=places.index((builds.index(curve[3]), curve[4]))))
+    if not drawn:
         return f"*{word(lang, 'missing')}* ({word(lang, 'plot_of')} {cell(group)})\n"
-    values = [p.y for s in series for p in s.points]
+    values = [p.y for s in drawn for p in s.points]
     middle = (min(values) * max(values)) ** 0.5
     if y == "latency":
         factor, unit = latency_scale(middle)
@@ -708,20 +670,17 @@ def plot(context: Context, group: str, y: str, where: str) -> str:
     title = f"{word(lang, 'plot_short_' + y)} · {group}"
     described = f"{x_label} → {y_label}. " + "; ".join(
         f"{s.label}: " + ", ".join(f"{p.x:g} → {decimal(p.y / factor, lang)} {unit}"
-                                   for p in s.points)
-        for s in series
-    )
-    xs = sorted({p.x for s in series for p in s.points})
+                                   for p in s.points) for s in drawn)
+    xs = sorted({p.x for s in drawn for p in s.points})
     caption = f"{y_label}, {group}; {word(lang, 'log')}."
     if skipped:
         caption += f" {word(lang, 'skipped')}: {skipped}."
     if context.stale:
         caption += f" {word(lang, 'stale')}: {len(context.stale)}."
     # One chart for every width: the browser lays out its text, nothing scrolls.
-    return line_chart(series, title=title, x_label=x_label, y_label=y_label, x_ticks=xs,
+    return line_chart(drawn, title=title, x_label=x_label, y_label=y_label, x_ticks=xs,
                       lang=lang, y_scale=factor, element_id=f"harness-plot-{group}-{y}",
                       description=described, caption=caption) + "\n"
-
 
 
 _LONG = 48
@@ -756,9 +715,8 @@ def _cpu(env: Environment, lang: str) -> str:
 
 
 def _threads(record: DeviceRecord, lang: str) -> str:
-    """What the set's CPU threads were, exactly: each trial sets its own count (the rows
-    say which); a set without trials (examples only) ran with its runs' count, which is
-    torch's default when the environment says so; then the machine's logical CPUs."""
+    """The set's CPU threads: each trial's own count (the rows say which), else its runs'
+    count (torch's default when the environment says so); then the logical CPUs."""
     envs = list(record.environments.values())
     if record.rows:
         counts = [row.threads for row in record.rows]
@@ -774,20 +732,6 @@ def _threads(record: DeviceRecord, lang: str) -> str:
     return text + "".join(f" ({word(lang, 'logical_cpus').format(n=n)})" for n in cpus[-1:])
 
 
-def _shown(record: DeviceRecord) -> list[Environment]:
-    """Every run that produced a figure the site shows (rows, control rows, observations),
-    in order: a set can hold runs from several machines, and each is named."""
-    ids = dict.fromkeys([*(r.run_id for r in [*record.rows, *record.control_rows]),
-                         *(o.run_id for o in record.observations)])
-    return [record.environment_of(i) for i in ids] or [record.environment]
-
-
-def _each(read: Callable[[Environment, str], str]) -> Callable[[DeviceRecord, str], str]:
-    """``read`` of every shown run, each distinct value once."""
-    return lambda record, lang: " / ".join(dict.fromkeys(
-        v for e in _shown(record) if (v := read(e, lang))))
-
-
 def _tf32(env: Environment, lang: str) -> str:
     """float32 matmul precision and whether CUDA may use TF32."""
     allowed = env.extra.get("cuda_matmul_allow_tf32")
@@ -796,28 +740,34 @@ def _tf32(env: Environment, lang: str) -> str:
     return f"{env.extra.get('float32_matmul_precision', '—')}; {flag}"
 
 
-def _dates(record: DeviceRecord) -> str:
+def _environment_fields(record: DeviceRecord, lang: str) -> dict[str, str]:
+    """Field key → text, in the table's order. A set can hold runs from several machines:
+    a run's field lists each distinct value of every run that produced a figure the site
+    shows (rows, control rows, observations) once."""
+    ids = dict.fromkeys([*(r.run_id for r in [*record.rows, *record.control_rows]),
+                         *(o.run_id for o in record.observations)])
+    runs = [record.environment_of(i) for i in ids] or [record.environment]
+    env = record.environment
     days = sorted({e.date[:10] for e in record.environments.values() if e.date})
-    return days[0] if len(days) == 1 else f"{days[0]} … {days[-1]}" if days else ""
 
+    def each(values: Iterable[str]) -> str:
+        return " / ".join(dict.fromkeys(v for v in values if v))
 
-_ENV_FIELDS: tuple[tuple[str, Callable[[DeviceRecord, str], str]], ...] = (
-    ("device", _each(lambda e, lang: e.device_name or e.device_key)),
-    ("cpu_model", _each(lambda e, lang: e.cpu_model)),
-    ("env_tf32", _each(_tf32)),
-    ("env_threads", _threads),
-    ("platform", lambda r, lang: f"Python {r.environment.python} · {r.environment.platform}"),
-    ("cuda_driver", lambda r, lang: " / ".join(
-        x for x in (r.environment.cuda, r.environment.driver) if x)),
-    ("date", lambda r, lang: _dates(r)),
-    ("microarchitecture", lambda r, lang: _cpu(r.environment, lang)),
-    ("peak_table", lambda r, lang: _peak(r.environment, lang)),
-    ("peak_source", lambda r, lang: peak_source_text(r.environment, lang)),
-    ("memory_field", lambda r, lang: memory_method_text(
-        str(r.environment.extra.get("memory_method", "")), lang)),
-    ("commit", lambda r, lang: r.environment.repo_commit[:12]),
-    ("provenance", lambda r, lang: grade_text(r.provenance, lang)),
-)
+    return {
+        "device": each(e.device_name or e.device_key for e in runs),
+        "cpu_model": each(e.cpu_model for e in runs),
+        "env_tf32": each(_tf32(e, lang) for e in runs),
+        "env_threads": _threads(record, lang),
+        "platform": f"Python {env.python} · {env.platform}",
+        "cuda_driver": " / ".join(x for x in (env.cuda, env.driver) if x),
+        "date": days[0] if len(days) == 1 else f"{days[0]} … {days[-1]}" if days else "",
+        "microarchitecture": _cpu(env, lang),
+        "peak_table": _peak(env, lang),
+        "peak_source": peak_source_text(env, lang),
+        "memory_field": memory_method_text(str(env.extra.get("memory_method", "")), lang),
+        "commit": env.repo_commit[:12],
+        "provenance": grade_text(record.provenance, lang),
+    }
 
 
 def _value(text: str) -> str:
@@ -832,11 +782,9 @@ def _value(text: str) -> str:
 
 
 def environment_table(context: Context) -> str:
-    """Where every record set was made: one column per record set (torch build × device),
-    one row per field; the fields every set shares listed once under the table.
-    Neighbouring sets that agree share one cell, drawn as one box across their columns
-    (rules between the columns show where it ends, so it never reads as a value beside
-    an empty column); long texts open on a click."""
+    """Where every record set was made: one column per set (torch build × device), one
+    row per field, the fields every set shares listed once under the table. Neighbouring
+    sets that agree share one cell spanning their columns; long texts open on a click."""
     lang = context.lang
     records = context.records.items
     if not records:
@@ -844,8 +792,9 @@ def environment_table(context: Context) -> str:
     head = " ".join(f'<th scope="col">torch {html_text(r.torch_build)}<br>'
                    f"<code>{html_text(r.device_key)}</code></th>" for r in records)
     rows, shared = [], []
-    for key, read in _ENV_FIELDS:
-        values = [read(r, lang) for r in records]
+    columns = [_environment_fields(r, lang) for r in records]
+    for key in columns[0]:
+        values = [column[key] for column in columns]
         name = word(lang, key)
         if len(records) > 1 and len(set(values)) == 1:
             shared.append(f"<li>{name}: {_value(values[0])}</li>")

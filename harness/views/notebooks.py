@@ -1,13 +1,9 @@
-"""Notebooks generated from a page, its snippets and the records, in page order.
-No torch import.
+"""Notebooks generated from a page, its snippets and the records. No torch import.
 
-``docs/<slug>.md`` → ``docs/cuadernos/<slug>.ipynb`` (``.en.md`` → ``.en.ipynb``).
-The article's text becomes Markdown cells, every Python include a code cell whose
-output is what the records observed when it ran. The outputs come from ``results/``,
-never from a run, so the freshness check stays deterministic (no date of "now");
-running the notebook replaces them with the kernel's own. The maintainer's note
-("generated, do not edit") is the last cell and the notebook's metadata, out of the
-reader's way.
+``docs/<slug>.md`` → ``docs/cuadernos/<slug>.ipynb``: the text becomes Markdown cells,
+each Python include a code cell whose output is what the records observed (never a
+run, so the freshness check is deterministic). The "generated, do not edit" note is
+the last cell and the metadata, out of the reader's way.
 """
 
 from __future__ import annotations
@@ -49,13 +45,10 @@ def choose_record(records: list[DeviceRecord], snippet_id: str) -> DeviceRecord 
 
 
 def python_text(value: Any, *, kind: str = "") -> str:
-    """``value`` (JSON data from a record or an expectation) as ``print(value)`` writes
-    the Python value it stands for: ``True``, ``False``, ``None``, a float as a float
-    (``6.0``, not ``6``), strings inside a list quoted. A top-level text is bare, as
-    ``print`` writes a ``str``, a ``torch.dtype`` or a ``torch.device``; an exception is
-    the last line of its traceback. Floats keep 6 significant digits, as the article's
-    observed block does: a record holds a float32 result as a double
-    (``0.6399999856948853``), with digits the float32 never had."""
+    """``value`` (JSON data from a record or an expectation) as ``print`` writes the
+    Python value it stands for (``True``, ``6.0``, a bare top-level text, an exception's
+    last traceback line). Floats keep 6 significant digits, as the observed block does:
+    a record holds a float32 result as a double, with digits the float32 never had."""
     if kind == "exception" and isinstance(value, dict):
         return f"{value.get('type')}: {value.get('message', '')}"
     return str(value) if isinstance(value, str) else _python_repr(value)
@@ -98,13 +91,11 @@ def recorded_output(snippet: Snippet, expectations: list[Expectation],
     date = max((o.date for o in found.values() if o.date), default=env.date)[:10]
     lines.append(word(lang, "recorded_output").format(
         build=record.torch_build, device=device, date=date))
-    return {
-        "output_type": "display_data",
-        "data": {"text/plain": [line + "\n" for line in lines[:-1]] + [lines[-1]]},
-        "metadata": {"harness": {"torch_build": record.torch_build,
-                                 "device": record.device_key, "date": date,
-                                 "snippet_sha256": snippet.sha256}},
-    }
+    return {"output_type": "display_data",
+            "data": {"text/plain": [line + "\n" for line in lines[:-1]] + [lines[-1]]},
+            "metadata": {"harness": {"torch_build": record.torch_build,
+                                     "device": record.device_key, "date": date,
+                                     "snippet_sha256": snippet.sha256}}}
 
 
 def notebook_path(page: Path) -> Path:
@@ -166,22 +157,17 @@ def _code_cell(source: str, output: dict[str, Any] | None) -> dict[str, Any]:
             "source": source.rstrip("\n").splitlines(keepends=True)}
 
 
-def _expected(expectation: Expectation, lang: str) -> str:
-    """What an expectation asserts, written as Python writes it (``True``, ``6.0``), or
-    for a ``raises`` one the exception's type and the stable part of its message."""
-    if expectation.raises:
-        message = (f" ({word(lang, 'quoted', text=markdown_text(expectation.message))})"
-                   if expectation.message else "")
-        return f"`{expectation.raises}`{message}"
-    return f"`{python_text(expectation.value)}`"
-
-
 def _expectations_cell(project: Project, snippet_id: str, lang: str) -> str:
+    """Each expectation as Python writes its value (``True``, ``6.0``), or for a
+    ``raises`` one the exception's type and the stable part of its message."""
     lines = [f"**{word(lang, 'analytic')}**", ""]
     for e in project.expectations.get(snippet_id, []):
+        expected = f"`{e.raises}`" if e.raises else f"`{python_text(e.value)}`"
+        if e.raises and e.message:
+            expected += f" ({word(lang, 'quoted', text=markdown_text(e.message))})"
         derivation = in_lang(lang, {"es": e.derivation, "en": e.derivation_en})
         # Data, as on the page: mkdocs-jupyter renders a Markdown cell's HTML.
-        lines.append(f"- `{e.name}` = {_expected(e, lang)}: {markdown_text(derivation)}")
+        lines.append(f"- `{e.name}` = {expected}: {markdown_text(derivation)}")
     return "\n".join(lines)
 
 
@@ -247,16 +233,10 @@ def build_notebook(project: Project, page: Path, records: Records) -> dict[str, 
     if executed:
         note += " " + word(lang, "notebook_outputs")
     cells.append(_markdown_cell(f"---\n\n<small>{note}</small>"))
-    return {
-        "cells": cells,
-        "metadata": {
-            "harness": {"generated_from": f"docs/{page.name}", "note": note},
-            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
-            "language_info": {"name": "python"},
-        },
-        "nbformat": 4,
-        "nbformat_minor": 5,
-    }
+    metadata = {"harness": {"generated_from": f"docs/{page.name}", "note": note},
+                "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+                "language_info": {"name": "python"}}
+    return {"cells": cells, "metadata": metadata, "nbformat": 4, "nbformat_minor": 5}
 
 
 def notebook_text(notebook: dict[str, Any]) -> str:

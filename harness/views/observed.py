@@ -1,16 +1,10 @@
 """The analytic-versus-observed block of an example. No torch import.
 
-Read where the reader is looking: the block opens on its verdict line and the table
-of values (analytic beside observed), with the derivation and the provenance (builds,
-devices, dates, snippet hash) one click away. A failure colours the failing value; a
-known failure says so with its reason. Records that observed the same thing in the
-same way share one column. Records that never observed this snippet add no column
-and no environment line.
-
-The table is HTML (harness.views.html_table), so that on a phone each value stacks
-under its column's name (``data-label``) instead of scrolling off-screen, and long
-identifiers may break after ``/`` and ``_`` (``<wbr>``), never mid-word. The block is
-raw HTML with ``markdown="1"`` (md_in_html) so the derivations stay Markdown.
+It opens on its verdict line and the table of values (analytic beside observed), with
+the derivation and the provenance (builds, devices, dates, snippet hash) one click
+away. Records that observed the same values share one column; records that never
+observed the snippet add none. The block is raw HTML with ``markdown="1"`` so the
+derivations stay Markdown.
 """
 
 from __future__ import annotations
@@ -106,14 +100,13 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
                     records: list[DeviceRecord], lang: str) -> ObservedBlock:
     """The block of one example: one column per distinct observation across records."""
     columns = [r for r in records if r.observations_of(snippet.id)]
-    cells: dict[str, list[tuple[str, str]]] = {}
-    stale: dict[str, list[tuple[str, str]]] = {}
-    """Per stale build, its stale observations' (file:line, name): one message lists all."""
+    states: dict[str, list[str]] = {}  # column label → each expectation's state
+    stale: dict[str, list[tuple[str, str]]] = {}  # build → its stale (file:line, name)
     merged: dict[tuple[str, ...], list[DeviceRecord]] = {}  # identical columns become one
     for record in columns:
         found = {(o.snippet, o.name): o for o in record.observations_of(snippet.id)}
         column = [_cell(e, found.get((e.snippet, e.name)), snippet, lang) for e in expectations]
-        cells[_label(record)] = column
+        states[_label(record)] = [state for _, state in column]
         merged.setdefault(tuple(t for t, _ in column), []).append(record)
         for e, (_, state) in zip(expectations, column, strict=True):
             if state == "stale":
@@ -123,28 +116,29 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
     # one column that says so, rather than leaving the build out of sight.
     absent = [r for r in records if r.observations and r not in columns]
     groups = [*merged.values(), *([absent] if absent or not merged else [])]
-    # Provenance once per block (issue 28): one observed column reads «Observado», its
-    # builds are in the verdict line and the folded detail; only columns that disagree
-    # name theirs.
+    # Provenance once per block (issue 28): a lone observed column reads «Observado» (its
+    # builds are in the verdict and the fold); only columns that disagree name theirs.
     header = [word(lang, "value"), word(lang, "analytic")] + [
         f"{word(lang, 'observed')} · " + ", ".join(html_text(_label(r)) for r in group)
         if group and len(groups) > 1 else word(lang, "observed") for group in groups]
     missing = f"<em>{word(lang, 'missing')}</em>"
     # The name heads its own line on a phone: it needs no break points either.
-    rows = [Row(cells=[Cell(html=code(e.name)),
-                       Cell(html=_analytic(e))]
+    rows = [Row(cells=[Cell(html=code(e.name)), Cell(html=_analytic(e))]
                 + [Cell(html=key[index]) for key in merged]
                 + ([Cell(html=missing)] if absent or not merged else []))
             for index, e in enumerate(expectations)]
     table = html_table([(h, False) for h in header], rows,
                        css="harness-table harness-observed-values",
                        label=html_text(f"{word(lang, 'observed')} · {snippet.id}"))
-    states = {label: [s for _, s in values] for label, values in cells.items()}
     body = [f"**{word(lang, 'derivation')}**", ""]
     for e in expectations:
         text = in_lang(lang, {"es": e.derivation, "en": e.derivation_en})
+        # The declared tolerance; each observed cell shows the one it was compared with.
+        declared = [f"{name} {scientific(value, lang)}"
+                    for name, value in (("rtol", e.rtol), ("atol", e.atol)) if value is not None]
+        note = f" ({word(lang, 'tolerance')}: {', '.join(declared)})" if declared else ""
         # An expectation's text is data: escaped, never Markdown or HTML of its own.
-        body.append(f"- {code(e.name)}: {cell(text)}{_tolerance_note(e, lang)}")
+        body.append(f"- {code(e.name)}: {cell(text)}{note}")
     body.append("")
     held = [label for label, s in states.items() if all(x == "held" for x in s)]
     if columns:
@@ -165,10 +159,9 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
             env = record.environment_of_runs({o.run_id for o in observed})
             where = env.device_name or env.cpu_model or record.device_key
             threads = word(lang, "thread" if env.threads == 1 else "threads_word")
-            # A phone breaks an id after «-»; a run of up to 30 characters between those
-            # fits its line, and gets no break points (each <wbr> is an element, and
-            # Medir's DOM stays under 1,500; issue 28). A longer run may break after «/»
-            # and «_» (issue 30: a snippet name of any length).
+            # A phone breaks an id after «-»; only a longer run than 30 characters gets
+            # break points after «/» and «_» (each <wbr> is an element: Medir's DOM stays
+            # under 1,500, issue 28; a snippet name of any length must fit, issue 30).
             longest = max(len(run) for run in re.split(r"[-\s]", snippet.id))
             shown = breakable(code(snippet.id)) if longest > 30 else code(snippet.id)
             body.append(f"- torch {cell(env.torch_build)} · {cell(where)} · {env.threads} "
@@ -234,15 +227,6 @@ def _heading(expectations: list[Expectation], columns: list[DeviceRecord],
     shown = versions[0] if len(versions) == 1 else f"{versions[0]}–{versions[-1]}"
     kinds = ", ".join(dict.fromkeys(word(lang, r.device_type) for r in columns))
     return "success", f"✓ {word(lang, 'verdict_ok')}: {names} · torch {shown} · {kinds}"
-
-
-def _tolerance_note(expectation: Expectation, lang: str) -> str:
-    """The tolerance the expectation declares, if any (the rest follows the observed dtype,
-    and each observed cell shows the tolerance it was compared with)."""
-    declared = [f"{name} {scientific(value, lang)}"
-                for name, value in (("rtol", expectation.rtol), ("atol", expectation.atol))
-                if value is not None]
-    return f" ({word(lang, 'tolerance')}: {', '.join(declared)})" if declared else ""
 
 
 def render_unchecked(entry: Unchecked, lang: str) -> str:

@@ -1,15 +1,11 @@
 """«Mide en tu máquina»: a reader's own rows beside the site's records. No torch import.
 
-``docs/assets/medir.py`` is the command a reader runs with torch alone. Its CSV header,
-its trial table (group :data:`GROUP` of ``trials/trials.toml``) and the workload's
-source (``trials/workloads.py``, verbatim) are generated into it: ``python -m
-harness.views.reader_box`` rewrites that part, and the ``harness:reader-box`` marker
-fails the build while the file differs, so the command cannot measure other work than
-the page's records, and the ``spec_sha256`` it computes is the records' own.
-
-The marker renders the paste box and, as JSON escaped for a ``<script>`` element, what
-``docs/assets/medir.js`` checks a pasted row against (header, each trial's fixed work,
-tolerance and spec hash) and the words it writes. Nothing pasted leaves the browser.
+``docs/assets/medir.py`` (run with torch alone) holds a generated part: the CSV header,
+the trial table of group :data:`GROUP` and the workload's source. ``python -m
+harness.views.reader_box`` rewrites it, and the marker fails the build while it
+differs, so the command measures the records' own work and ``spec_sha256``. The
+marker renders the paste box and, as JSON in a ``<script>``, what ``medir.js`` checks a
+pasted row against and the words it writes. Nothing pasted leaves the browser.
 """
 
 from __future__ import annotations
@@ -26,7 +22,7 @@ from harness.core.types import TrialSpec
 from harness.sources.trials import load_trials, spec_fields, spec_sha256, workload_sources
 from harness.text.markdown import html_text
 from harness.text.words import catalogue
-from harness.views.measured import Context, device_types_for
+from harness.views.measured import COMPACT_COLUMNS, Context, device_types_for
 
 __all__ = ["GROUP", "SCRIPT", "generated_part", "reader_box_html", "script_problem"]
 
@@ -89,8 +85,7 @@ def _data(site: Any, lang: str) -> dict[str, Any]:
               for s in _specs(site.specs)}
     return {"lang": lang, "header": list(CSV_HEADER), "trials": trials,
             "tabs": device_types_for(context, GROUP), "chart": f"harness-plot-{GROUP}-throughput",
-            "columns": {words[k]: k for k in ("torch", "latency_short", "throughput",
-                                              "peak_short", "memory", "quality_short")},
+            "columns": {words[k]: k for k in ("torch", *COMPACT_COLUMNS)},
             "words": {k: words["reader_" + k] for k in
                       (k.removeprefix("reader_") for k in words if k.startswith("reader_"))}}
 
