@@ -1,9 +1,6 @@
-"""One step shared by pytest and the record command: run a page's snippets in its
-page process (:mod:`harness.run.runner`), observe every name their expectations ask
-for, and compare.
-
-pytest fails on a mismatch; the record command writes what it saw. Both use
-:class:`PageSession`, so what the site records is what the tests check.
+"""Run a page's snippets (:mod:`harness.run.runner`), observe what their expectations ask
+for, and compare: pytest fails on a mismatch, the record command writes what it saw. Both
+use :class:`PageSession`, so what the site records is what the tests check.
 """
 
 from __future__ import annotations
@@ -156,13 +153,9 @@ class ExampleReport:
 def record_examples(*, project: Project, environment: Environment, timeout: float,
                     on_page: Callable[[Path, ExampleReport], None] | None = None
                     ) -> ExampleReport:
-    """Observe every example of every Spanish page, as pytest runs them, for the records.
-    ``on_page`` is called after each page with the report so far (the record command's
-    progress line).
-
-    A snippet that fails, or runs after one that leaked global state, is a failure
-    and none of its observations are stored: the previous ones stay.
-    """
+    """Observe every example of every Spanish page, as pytest runs them, for the records;
+    ``on_page`` gets each page's report so far. A snippet that fails, or runs after one
+    that leaked global state, is a failure and none of its observations are stored."""
     stamp: dict[str, Any] = {"torch_build": environment.torch_build,
                              "device_key": environment.device_key,
                              "date": environment.date, "run_id": environment.run_id}
