@@ -23,7 +23,7 @@ from harness.run.examples import (
     Checked,
     PageSession,
     checked_from,
-    failure_message,
+    failure_messages,
     timeout_from_env,
 )
 from harness.run.page import observe
@@ -100,9 +100,7 @@ class PageExamples:
         return self._failures(include, snippet, checked)
 
     def _failures(self, include: Include, snippet: Snippet, checked: list[Checked]) -> str | None:
-        failures = [failure_message(self.project, include, snippet, c)
-                    for c in checked if not c.verdict.holds and not c.expectation.known_failure]
-        return "\n".join(failures) or None
+        return "\n".join(failure_messages(self.project, include, snippet, checked)) or None
 
     def evaluate_csv(self, example: Example) -> str | None:
         include, snippet = example.parsed
