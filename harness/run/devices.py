@@ -1,9 +1,6 @@
-"""The machine a trial runs on: device selection, the backend's documented
-synchronize, peak memory, and the description a record keeps of where it was made.
-
-torch is imported inside functions, so this runs on a GPU machine that has only torch
-(2.6 or later: ``torch.accelerator`` and ``torch.Event``). ``torch.accelerator.memory``
-came about 2.9, so the per-backend module stands in for it before.
+"""The machine a trial runs on: device selection, synchronize, peak memory, and the
+description a record keeps of where it was made. torch (2.6 or later) is imported inside
+functions; before ``torch.accelerator.memory`` (about 2.9) the backend's module stands in.
 """
 
 from __future__ import annotations
@@ -24,14 +21,10 @@ from harness.run.peaks import cpu_info, cpu_peak, gpu_peak, own_cores
 __all__ = ["default_threads", "describe", "device_name", "memory_method", "memory_module",
            "peak_memory", "reset_peak_memory", "select", "synchronize", "timing_events"]
 
-#: VmHWM is the process's resident high-water mark; writing ``5`` to
-#: ``/proc/self/clear_refs`` resets it to the current RSS, so the peak of one
-#: trial is readable in a process that ran others before. tracemalloc would not
-#: see torch's allocator, and a point sample of RSS would miss the peak. glibc's
-#: malloc_trim(0) first returns freed heap pages, which a trial would otherwise
-#: reuse without raising RSS (and so without being counted).
-#: The memory methods are recorded as codes; the pages word them (harness/text/*.toml,
-#: ``memory_method_<code>``).
+#: On a CPU the peak is VmHWM, the resident high-water mark, reset to the current RSS by
+#: writing ``5`` to ``/proc/self/clear_refs`` (tracemalloc does not see torch's allocator;
+#: a sample of RSS misses the peak); glibc's malloc_trim(0) first returns freed pages a
+#: trial would reuse uncounted. Methods are codes the pages word (``memory_method_<code>``).
 CPU_MEMORY_METHOD = "vmhwm-reset"
 _CPU_FALLBACK_METHOD = "vmhwm-since-start"
 _STATUS = Path("/proc/self/status")
@@ -40,12 +33,6 @@ _CLEAR_REFS = Path("/proc/self/clear_refs")
 _RELEVANT_FLAGS = ("sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512_bf16",
                    "avx512_fp16", "avx512_vnni", "amx_tile", "amx_bf16", "amx_fp16",
                    "amx_int8", "asimd", "sve", "bf16")
-
-
-def _backend(device_type: str) -> Any:
-    import torch
-
-    return getattr(torch, device_type, None)
 
 
 def select(device_type: str) -> Any:
@@ -70,10 +57,12 @@ def device_name(device: Any) -> str:
                 or platform.machine())
     if device.type == "mps":
         return "Apple MPS"
-    backend = _backend(device.type)
-    return (
-        str(backend.get_device_name(device)) if hasattr(backend, "get_device_name") else device.type
-    )
+    import torch
+
+    backend: Any = getattr(torch, device.type, None)
+    if hasattr(backend, "get_device_name"):
+        return str(backend.get_device_name(device))
+    return str(device.type)
 
 
 def synchronize(device: Any) -> None:
@@ -85,8 +74,7 @@ def synchronize(device: Any) -> None:
 
 
 def timing_events(device: Any) -> tuple[Any, Any]:
-    """A (start, end) pair of events that time work on the device itself. A CPU has no
-    device clock: its operations finish before they return, so the host clock is exact."""
+    """A (start, end) pair of events that time work on the device itself."""
     import torch
 
     if device.type == "cpu":
@@ -111,7 +99,7 @@ def memory_module(device: Any) -> Any:
     memory = getattr(getattr(torch, "accelerator", None), "memory", None)
     if memory is not None and hasattr(memory, "reset_peak_memory_stats"):
         return memory
-    return _backend(device.type)
+    return getattr(torch, device.type, None)
 
 
 def memory_method(device: Any) -> str:
@@ -177,13 +165,9 @@ def _run(command: list[str], cwd: Path | None = None) -> str:
 
 def describe(device: Any, *, key: str, threads: int = 1, root: Path | None = None,
              extra: dict[str, Any] | None = None, run_id: str = "") -> Environment:
-    """The environment of a record made on ``device`` by trials using ``threads``.
-
-    ``key`` is the record's device key (``harness.records.store.device_key``); the caller
-    passes it because the store sits in a later layer than this module. The session
-    (``HARNESS_RECORD_SESSION``, empty when unset) names the recording job: several
-    builds recorded interleaved on one machine share it.
-    """
+    """The environment of a record made on ``device`` by trials using ``threads``; ``key``
+    is the store's device key (a later layer), the session (``HARNESS_RECORD_SESSION``)
+    names a recording job that several interleaved builds share."""
     import torch
 
     name = device_name(device)

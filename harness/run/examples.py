@@ -1,9 +1,6 @@
-"""One step shared by pytest and the record command: run a page's snippets in its
-page process (:mod:`harness.run.runner`), observe every name their expectations ask
-for, and compare.
-
-pytest fails on a mismatch; the record command writes what it saw. Both use
-:class:`PageSession`, so what the site records is what the tests check.
+"""Run a page's snippets (:mod:`harness.run.runner`), observe what their expectations ask
+for, and compare: pytest fails on a mismatch, the record command writes what it saw. Both
+use :class:`PageSession`, so what the site records is what the tests check.
 """
 
 from __future__ import annotations
@@ -23,7 +20,7 @@ from harness.sources.pages import Include
 from harness.sources.project import Project, page_includes
 from harness.sources.snippets import assignment_line, imported_modules
 
-__all__ = ["Checked", "ExampleReport", "PageSession", "checked_from", "failure_message",
+__all__ = ["Checked", "ExampleReport", "PageSession", "checked_from", "failure_messages",
            "record_examples", "timeout_from_env"]
 
 TIMEOUT_ENV = "HARNESS_EXAMPLE_TIMEOUT"
@@ -127,23 +124,29 @@ class PageSession:
         return checked_from(self.project, snippet, outcome.observations)
 
 
-def failure_message(project: Project, include: Include, snippet: Snippet, checked: Checked) -> str:
-    """Everything a contributor needs at 11 pm: page, snippet, derivation, observation."""
-    e, o = checked.expectation, checked.observation
-    line = 1
-    if snippet.language == "py":
-        line = assignment_line(snippet.path.read_text(encoding="utf-8"), e.name) or 1
-    dtype = f" ({o.dtype})" if o.dtype else ""
-    analytic = (f"raises {e.raises}" + (f" with {e.message!r}" if e.message else "")
-                if e.raises else format_value(e.value))
-    return (
-        f"{include.location}: analytic expectation does not hold for {e.name!r}\n"
-        f"  snippet:     {project.shown(snippet.path)}:{line}\n"
-        f"  expectation: {e.location}\n"
-        f"  analytic:    {analytic} — {e.derivation}\n"
-        f"  observed:    {format_value(o.value, kind=o.kind)}{dtype}\n"
-        f"  why:         {checked.verdict.reason}"
-    )
+def failure_messages(project: Project, include: Include, snippet: Snippet,
+                     checked: list[Checked]) -> list[str]:
+    """One message per expectation that does not hold and is not a known failure, with
+    everything a contributor needs at 11 pm: page, snippet, derivation, observation."""
+    messages = []
+    for c in checked:
+        e, o = c.expectation, c.observation
+        if c.verdict.holds or e.known_failure:
+            continue
+        line = 1
+        if snippet.language == "py":
+            line = assignment_line(snippet.path.read_text(encoding="utf-8"), e.name) or 1
+        dtype = f" ({o.dtype})" if o.dtype else ""
+        analytic = (f"raises {e.raises}" + (f" with {e.message!r}" if e.message else "")
+                    if e.raises else format_value(e.value))
+        messages.append(
+            f"{include.location}: analytic expectation does not hold for {e.name!r}\n"
+            f"  snippet:     {project.shown(snippet.path)}:{line}\n"
+            f"  expectation: {e.location}\n"
+            f"  analytic:    {analytic} — {e.derivation}\n"
+            f"  observed:    {format_value(o.value, kind=o.kind)}{dtype}\n"
+            f"  why:         {c.verdict.reason}")
+    return messages
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -156,13 +159,9 @@ class ExampleReport:
 def record_examples(*, project: Project, environment: Environment, timeout: float,
                     on_page: Callable[[Path, ExampleReport], None] | None = None
                     ) -> ExampleReport:
-    """Observe every example of every Spanish page, as pytest runs them, for the records.
-    ``on_page`` is called after each page with the report so far (the record command's
-    progress line).
-
-    A snippet that fails, or runs after one that leaked global state, is a failure
-    and none of its observations are stored: the previous ones stay.
-    """
+    """Observe every example of every Spanish page, as pytest runs them, for the records;
+    ``on_page`` gets each page's report so far. A snippet that fails, or runs after one
+    that leaked global state, is a failure and none of its observations are stored."""
     stamp: dict[str, Any] = {"torch_build": environment.torch_build,
                              "device_key": environment.device_key,
                              "date": environment.date, "run_id": environment.run_id}
@@ -177,12 +176,9 @@ def record_examples(*, project: Project, environment: Environment, timeout: floa
             except SnippetFailed as exc:
                 report.failures.append(f"{include.location}: {exc}")
                 continue
-            for item in checked:
-                known = bool(item.expectation.known_failure)
-                if not item.verdict.holds and not known:
-                    report.failures.append(failure_message(project, include, snippet, item))
-                report.observations.append(
-                    replace(item.observation, **stamp, snippet_sha256=snippet.sha256))
+            report.failures.extend(failure_messages(project, include, snippet, checked))
+            report.observations.extend(replace(c.observation, **stamp,
+                                               snippet_sha256=snippet.sha256) for c in checked)
         if on_page is not None:
             on_page(page, report)
     return report

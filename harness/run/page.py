@@ -1,15 +1,12 @@
 """The page process: one page's snippets, in page order, in one namespace. Standard
 library only, run as a script by :mod:`harness.run.runner`, so that it imports only what
-the snippets import; the harness is not importable here (promise 4).
-
-It reads one JSON request on stdin and answers with JSON lines carrying the request's
-token on its stdout; the snippets' own output goes to the page's log. Each snippet starts
-with the working directory and fresh random state; after each, the page reports its
-observations, what stopped it (file and line), and what it left changed: torch's
-settings, a replaced torch function or ``Tensor`` method, the working directory, threads.
-One audit hook reports every write, rename, removal or folder made under the checkout
-(with the snippet running then, ``-1`` while the process exits) and every program a
-snippet starts; where the page has no network namespace, it refuses connections.
+the snippets import; the harness is not importable here (promise 4). It reads one JSON
+request on stdin and answers JSON lines carrying its token; the snippets' output goes to
+the page's log. Each snippet starts in the working directory with fresh random state;
+after it the page reports its observations, what stopped it (file and line), and what it
+left changed: torch's settings and functions, the working directory, threads. An audit
+hook reports every write under the checkout and every program started, with the snippet
+running then (``-1`` while exiting); without a network namespace it refuses connections.
 """
 
 from __future__ import annotations

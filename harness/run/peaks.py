@@ -1,23 +1,14 @@
-"""Theoretical peak FLOP/s of a device: the ceiling a row's throughput is a
-fraction of. Standard library only, so it is testable without torch.
+"""Theoretical peak FLOP/s of a device, the ceiling a row's throughput is a fraction of.
+Standard library only. Every table entry cites its source; a machine that is not in a
+table gets no peak rather than a guess (:func:`harness.core.peak_rule.peak_gaps`).
 
-A CPU's peak is its maximum clock × FLOP per cycle per core × the row's threads.
-Both factors must be right for this exact machine, or no fraction is published
-(:func:`harness.core.peak_rule.peak_gaps`):
-
-- FLOP per cycle depends on the microarchitecture, not the vendor or the ISA flags:
-  Zen 4 and Zen 5 both report ``avx512f``, but Zen 4 runs a 512-bit FMA as two
-  256-bit halves (32 float32 FLOP/cycle) and Zen 5 has two full 512-bit FMA pipes
-  (64). The core is identified by vendor, family and model (x86) or implementer and
-  part (Arm) and looked up in :data:`MICROARCHITECTURES`, whose every entry cites its
-  source. A core that is not there has no peak.
-- The clock is the maximum the operating system reports (cpufreq's
-  ``cpuinfo_max_freq``) from a driver whose maximum includes boost clocks. The
-  nominal ``cpu MHz`` of ``/proc/cpuinfo`` is never used: a Zen 5 VM shows 2.60 GHz
-  there and runs at about 4.2.
-
-Accelerator peaks come from the vendors' datasheets (:data:`GPU_SPECS`). Every table
-entry cites its source; a machine that is not here gets no peak rather than a guess.
+A CPU's peak is its maximum clock × FLOP per cycle per core × the row's threads. FLOP
+per cycle depends on the microarchitecture, not on ISA flags (Zen 4 and Zen 5 both
+report ``avx512f``, but Zen 4 runs a 512-bit FMA as two halves: 32 float32 FLOP/cycle
+against 64), so the core is looked up by vendor, family and model (x86) or implementer
+and part (Arm). The clock is cpufreq's ``cpuinfo_max_freq`` from a driver whose maximum
+includes boost; ``/proc/cpuinfo``'s ``cpu MHz`` is never used (a Zen 5 VM shows 2.60 GHz
+there and runs at about 4.2).
 """
 
 from __future__ import annotations
@@ -59,8 +50,8 @@ def _number(text: str) -> int | None:
 
 
 def cpu_id(info: dict[str, str]) -> str:
-    """How the vendor numbers the core: ``AuthenticAMD family 26 model 0x02``,
-    ``ARM implementer 0x41 part 0xd0c``; empty when the lines are missing."""
+    """``AuthenticAMD family 26 model 0x02`` or ``ARM implementer 0x41 part 0xd0c``; empty
+    when the lines are missing."""
     vendor, family, model = (info.get(k, "") for k in ("vendor_id", "cpu family", "model"))
     if vendor and _number(family) is not None and _number(model) is not None:
         return f"{vendor} family {_number(family)} model {_number(model):#04x}"
@@ -117,8 +108,7 @@ def max_clock(sys_cpu: Path = _SYS_CPU) -> tuple[float, str, str]:
 
 @dataclass(frozen=True, kw_only=True)
 class CpuPeak:
-    """What a CPU record needs to publish (or refuse) fractions of peak: ``peak`` is per
-    core, FLOP/s by dtype, empty when the rule refuses one."""
+    """A CPU's per-core peak FLOP/s by dtype (empty when refused) and where it comes from."""
 
     peak: dict[str, float] = field(default_factory=dict)
     source: str
@@ -129,11 +119,8 @@ class CpuPeak:
 
 
 def cpu_peak(*, cpuinfo: str | None = None, sys_cpu: Path = _SYS_CPU) -> CpuPeak:
-    """This CPU's per-core peak by dtype, or none with the reasons spelled out.
-
-    ``cpuinfo`` (a ``/proc/cpuinfo`` text) and ``sys_cpu`` (the ``/sys/devices/system/cpu``
-    folder) default to this machine's; tests pass samples.
-    """
+    """This CPU's per-core peak by dtype, or none with the reasons; ``cpuinfo`` and
+    ``sys_cpu`` default to this machine's ``/proc/cpuinfo`` and ``/sys/devices/system/cpu``."""
     info = parse_cpuinfo(cpuinfo) if cpuinfo is not None else cpu_info()
     identity = cpu_id(info)
     entry = microarchitecture(identity) if identity else None
@@ -163,9 +150,8 @@ def gpu_peak(name: str) -> tuple[dict[str, float], str]:
 
 
 def peak_for(environment: Environment, dtype: str, threads: int) -> float | None:
-    """Peak for a row: CPU peaks are per core and scale with the row's threads when each
-    thread has a core of its own (:attr:`Environment.own_cores`); accelerator peaks do
-    not scale."""
+    """Peak for a row: a CPU's is per core, × the row's threads when each thread has a core
+    of its own (:attr:`Environment.own_cores`); an accelerator's does not scale."""
     peak = environment.peak.get(dtype)
     if not peak:
         return None
@@ -189,10 +175,8 @@ def bounded_fraction(throughput: float, peak: float | None) -> float | None:
 
 @dataclass(frozen=True, kw_only=True)
 class Microarchitecture:
-    """A core's FLOP per cycle by dtype, keyed as the vendor numbers it: ``vendor`` is
-    ``vendor_id`` (x86) or ``ARM``; ``family`` is ``cpu family`` or ``CPU implementer``;
-    ``models`` are inclusive ranges of ``model`` or ``CPU part``. ``name`` is archspec's,
-    ``source`` where the widths come from."""
+    """A core's FLOP per cycle by dtype, keyed as :func:`cpu_id` numbers it (``models``:
+    inclusive ranges of ``model`` or ``CPU part``); ``name`` is archspec's."""
 
     name: str
     vendor: str
@@ -264,23 +248,18 @@ MICROARCHITECTURES: tuple[Microarchitecture, ...] = (
 #: float64 is the FP64 Tensor Core figure, which DGEMM (the only FLOP-counted work)
 #: reaches; float32 is without TF32 (the recorder drops it unless the precision is
 #: "highest").
+_HOPPER_NVL = {"bfloat16": 835e12, "float16": 835e12, "float32": 60e12, "float64": 60e12}
+_HOPPER_SXM = {"bfloat16": 989e12, "float16": 989e12, "float32": 67e12, "float64": 67e12}
+_DENSE = "dense (no sparsity); float32 without TF32"
 GPU_SPECS: tuple[tuple[str, dict[str, float], str], ...] = (
-    ("H200 NVL",
-     {"bfloat16": 835e12, "float16": 835e12, "float32": 60e12, "float64": 60e12},
-     "NVIDIA H200 NVL datasheet, dense (no sparsity); float32 without TF32"),
-    ("H200",
-     {"bfloat16": 989e12, "float16": 989e12, "float32": 67e12, "float64": 67e12},
-     "NVIDIA H200 datasheet, dense (no sparsity); float32 without TF32"),
-    ("H100 NVL",
-     {"bfloat16": 835e12, "float16": 835e12, "float32": 60e12, "float64": 60e12},
-     "NVIDIA H100 NVL datasheet, dense (no sparsity); float32 without TF32"),
+    ("H200 NVL", _HOPPER_NVL, f"NVIDIA H200 NVL datasheet, {_DENSE}"),
+    ("H200", _HOPPER_SXM, f"NVIDIA H200 datasheet, {_DENSE}"),
+    ("H100 NVL", _HOPPER_NVL, f"NVIDIA H100 NVL datasheet, {_DENSE}"),
     ("H100 PCIe",
      {"bfloat16": 756e12, "float16": 756e12, "float32": 51e12, "float64": 51e12},
-     "NVIDIA H100 PCIe datasheet, dense (no sparsity); float32 without TF32"),
-    ("H100",
-     {"bfloat16": 989e12, "float16": 989e12, "float32": 67e12, "float64": 67e12},
-     "NVIDIA H100 SXM datasheet, dense (no sparsity); float32 without TF32"),
+     f"NVIDIA H100 PCIe datasheet, {_DENSE}"),
+    ("H100", _HOPPER_SXM, f"NVIDIA H100 SXM datasheet, {_DENSE}"),
     ("A100",
      {"bfloat16": 312e12, "float16": 312e12, "float32": 19.5e12, "float64": 19.5e12},
-     "NVIDIA A100 datasheet, dense (no sparsity); float32 without TF32"),
+     f"NVIDIA A100 datasheet, {_DENSE}"),
 )

@@ -1,16 +1,13 @@
-"""The page runner: one page's snippets in one subprocess (:mod:`harness.run.page`),
-for pytest and the record command alike. Standard library only. Checked here, where no
-snippet reaches:
-
-- a snippet past the limit (a generous backstop) is a hang: the page's process group is
-  killed, naming the snippet; one that ends the process is named with the exit code;
-- the checkout's files, ``.git`` included, are compared before the page starts and after
-  its process has exited (an exit handler's write counts); a change is charged to a
-  snippet only when the page's audit hook saw it write the path, or start a program
-  before the change: another process's write (pytest's redirected log) is no one's here;
-- processes left running when the page ends are killed, and named.
-
-A guard against mistakes, not a security boundary (CONTRIBUTING).
+"""The page runner: one page's snippets in one subprocess (:mod:`harness.run.page`), for
+pytest and the record command alike. Standard library only. Checked here, where no
+snippet reaches: a snippet past the limit (a generous backstop) is a hang, and the page's
+process group is killed naming it; one that ends the process is named with the exit code.
+The checkout's files (``.git`` included) are compared before the page starts and after its
+process has exited (an exit handler's write counts); a change is charged to a snippet only
+when the page's audit hook saw it write the path, or start a program before the change:
+another process's write (pytest's redirected log) is no one's here. Processes left running
+when the page ends are killed, and named. A guard against mistakes, not a security
+boundary (CONTRIBUTING).
 """
 
 from __future__ import annotations

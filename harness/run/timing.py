@@ -1,20 +1,12 @@
-"""Timing one trial: one :class:`~harness.core.types.TrialSpec` in, one
-:class:`~harness.core.rows.TrialRow` out, from ``runs`` separate processes.
+"""Timing one trial: a :class:`~harness.core.types.TrialSpec` in, a
+:class:`~harness.core.rows.TrialRow` out, from ``runs`` fresh processes
+(``python -m harness.run.timing``), the drift verdict's unit.
 
-A *run* is a fresh Python process (``python -m harness.run.timing``) that times the
-phases «Medir PyTorch» keeps apart: loading, the first call (timed before anything else
-calls the workload, so it holds kernel selection, lazy initialisation, allocator growth)
-and the steady state, ``blocks`` timed blocks of a fixed number of calls, each read as
-wall time (after waiting for the accelerator, unless the trial measures not waiting) and
-as the timed thread's CPU time, which other tenants of a shared machine barely move. The
-drift verdict's unit is the run (:mod:`harness.records.drift_stats`): a row keeps the
-blocks of all its runs, one run after the other.
-
-A row's memory is the work's own: the peak is reset after loading, once temporaries of
-other dtypes are freed, and counted from the baseline before loading. A trial whose
-``params`` name a ``clock`` times a fixed number of calls per block (:func:`fixed_calls`).
-A failure at any phase, in any run, is a row with its ``error`` and whatever was
-measured before it, never a missing row.
+A run times what «Medir PyTorch» keeps apart: loading, the first call (timed before
+anything else calls the workload) and ``blocks`` steady blocks, each read as wall time
+and as the timed thread's CPU time, which other tenants of a machine barely move. Memory
+is the work's own: the peak is reset after loading and counted from the baseline before
+it. A failure at any phase is a row with its ``error``, never a missing row.
 """
 
 from __future__ import annotations
@@ -36,7 +28,7 @@ from harness.core.rows import TrialRow
 from harness.core.types import Environment, TrialSpec
 from harness.run import devices
 from harness.run.peaks import bounded_fraction, peak_for
-from harness.sources.trials import WORKLOADS_FILE, load_workloads, shape_text
+from harness.sources.trials import WORKLOADS_FILE, load_workloads, shape_text, spec_fields
 
 __all__ = ["NOISY_IQR_OVER_MEDIAN", "Measured", "bare_loop", "fixed_calls", "instructions",
            "one_run", "run_trial"]
@@ -53,7 +45,7 @@ def _error_text(stage: str, exc: BaseException) -> str:
 
 
 def _release(device: Any) -> None:
-    # Free what the trial held so the next trial's memory peak starts clean.
+    """Free what the trial held so the next trial's memory peak starts clean."""
     gc.collect()
     if device.type != "cpu":
         import torch
@@ -66,8 +58,7 @@ def _release(device: Any) -> None:
 
 #: Timed blocks per run when trials.toml's ``[method]`` does not say.
 MIN_TIMED_BLOCKS = 10
-#: A run that has not answered after this long is killed and reported as a hang (a
-#: backstop far above any trial's run: seconds of timing and one import of torch).
+#: A run silent this long is killed as a hang: far above seconds of timing and torch's import.
 RUN_TIMEOUT_S = 900
 
 
@@ -104,12 +95,9 @@ def _steady(step: Any, device: Any, synchronized: bool, min_run_time: float,
 
 
 def fixed_calls(step: Any, *, device: Any, clock: str, calls: int, blocks: int) -> list[float]:
-    """Per-call seconds of ``blocks`` blocks of ``calls`` calls, read with ``clock``.
-
-    Each block starts with the device's queue drained, so what a clock reports is
-    this block's work alone: ``host`` reads the host clock as soon as the calls are
-    queued, ``synchronized`` after waiting for them, ``events`` on the device itself.
-    """
+    """Per-call seconds of ``blocks`` blocks of ``calls`` calls, each block from a drained
+    queue: ``host`` reads the host clock once the calls are queued, ``synchronized`` after
+    waiting for them, ``events`` on the device itself."""
     times: list[float] = []
     for _ in range(blocks):
         devices.synchronize(device)
@@ -243,19 +231,12 @@ def one_run(spec: TrialSpec, *, device: Any, synchronized: bool, min_run_time: f
     return out
 
 
-def _spec_fields(spec: TrialSpec) -> dict[str, Any]:
-    return dict(name=spec.name, workload=spec.workload, task=spec.task, dtype=spec.dtype,
-                shape=list(spec.shape), batch=spec.batch, threads=spec.threads,
-                tolerance=spec.tolerance, reference_dtype=spec.reference_dtype,
-                params=spec.params)
-
-
 def _fresh_run(spec: TrialSpec, device: Any, synchronized: bool, min_run_time: float,
                blocks: int, workloads: Path) -> dict[str, Any]:
     """:func:`one_run` in a new Python process; its failure is the run's error."""
-    job = json.dumps(dict(spec=_spec_fields(spec), device=str(device),
+    job = json.dumps(dict(spec=spec_fields(spec), device=str(device),
                           synchronized=synchronized, min_run_time=min_run_time, blocks=blocks,
-                          workloads=str(workloads)))
+                          workloads=str(workloads)), default=list)
     try:
         done = subprocess.run([sys.executable, "-m", "harness.run.timing"], input=job,
                               capture_output=True, text=True, timeout=RUN_TIMEOUT_S,
@@ -345,8 +326,9 @@ def instructions(spec: TrialSpec, *, workloads: Path = WORKLOADS_FILE) -> float:
              "from pathlib import Path\n"
              "from harness.core.types import TrialSpec\n"
              "from harness.sources.trials import load_workloads\n"
-             f"raw = json.loads({json.dumps(json.dumps(_spec_fields(spec)))})\n"
-             "spec = TrialSpec(**{**raw, 'shape': tuple(raw['shape'])})\n"
+             f"raw = json.loads({json.dumps(json.dumps(spec_fields(spec), default=list))})\n"
+             "spec = TrialSpec(**{**raw, 'shape': tuple(raw['shape']), "
+             "'devices': tuple(raw['devices'])})\n"
              f"workloads = load_workloads(Path({json.dumps(str(workloads))}))\n"
              "work = getattr(workloads, spec.workload)(spec=spec, device=torch.device('cpu'))\n"
              "work.step()")
@@ -367,7 +349,7 @@ def _main() -> None:
 
     job = json.loads(sys.stdin.read())
     raw = job["spec"]
-    spec = TrialSpec(**{**raw, "shape": tuple(raw["shape"])})
+    spec = TrialSpec(**{**raw, "shape": tuple(raw["shape"]), "devices": tuple(raw["devices"])})
     out = one_run(spec, device=torch.device(job["device"]), synchronized=job["synchronized"],
                   min_run_time=job["min_run_time"], blocks=job["blocks"],
                   workloads=load_workloads(Path(job["workloads"])))

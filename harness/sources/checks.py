@@ -1,8 +1,6 @@
-"""Whole-project checks on what contributors write: every example is checked, every
-check has an example, nothing the harness would skip hides on a page. Standard
-library only; the docs build, pytest and the record command all run them.
-
-Each problem is one line, ``file:line: what is wrong; what to do``.
+"""Whole-project checks: every example is checked, every check has an example, nothing
+the harness would skip hides on a page. Each problem is one line, ``file:line: what is
+wrong; what to do``; the build, pytest and the record command all run them.
 """
 
 from __future__ import annotations
@@ -97,8 +95,7 @@ def _names_unknown_snippet(project: Project, what: str) -> bool:
 
 
 def _which_to_fix(project: Project, spanish: tuple[Path, str], twin: tuple[Path, str]) -> str:
-    """The next step for two lines that differ: fix the one naming an unknown snippet,
-    else say that either may be the wrong one (a typo can sit on either page)."""
+    """The next step for two lines that differ: fix the one naming an unknown snippet."""
     wrong = [shown for shown, what in (spanish, twin) if _names_unknown_snippet(project, what)]
     if len(wrong) == 1:
         right = twin[0] if wrong[0] == spanish[0] else spanish[0]
@@ -116,8 +113,8 @@ def _place(items: list[tuple[str, int]], index: int, shown: Path) -> str:
 
 
 def _twin_problems(project: Project, page: Path) -> list[str]:
-    """Each difference between the includes and markers of ``page`` and of its twin,
-    named at the Spanish page's line with the place in the twin where the fix goes."""
+    """Each difference between the includes and markers of ``page`` and of its twin, at
+    the Spanish page's line, with where in the twin the fix goes."""
     twin = page.with_name(page.name.replace(".md", ".en.md"))
     shown, shown_twin = project.shown(page), project.shown(twin)
     if not twin.exists():
@@ -152,8 +149,8 @@ def _twin_problems(project: Project, page: Path) -> list[str]:
 
 
 def _code_problems(project: Project, snippet_id: str) -> list[str]:
-    """A Python snippet that does not parse, or imports what a reader may not have: the
-    whole file runs as ``python snippets/<...>.py`` on a machine with torch alone."""
+    """A Python snippet that does not parse, or imports what a reader with torch alone
+    does not have (``python snippets/<...>.py`` runs the whole file)."""
     snippet = project.snippets[snippet_id]
     if snippet.language != "py":
         return []

@@ -1,20 +1,12 @@
 """Claims: sentences about the records, declared with the predicate that makes them true.
 
-A page states a fact about what was measured or observed («todas las salidas observadas
-se registraron en una CPU») only through a ``<!-- harness:claim id="..." -->`` marker.
-The claim lives in ``snippets/<page>/claims.toml`` beside the page's expectations::
-
-    [[claim]]
-    id = "ejemplos-en-cpu"
-    predicate = "example-devices"   # what to read from the records
-    expect = ["cpu"]                # what the sentence asserts (optional)
-    es = "todas las salidas observadas se registraron en una CPU"
-    en = "every observed output was recorded on a CPU"
-
-With ``expect``, the strict build evaluates the predicate and fails, naming the page
-line, when the records say otherwise. Without it, the sentence is generated: its
-``{value}`` is filled from the records. Either way, no record reads «sin medición».
-Standard library only; the predicates themselves are :mod:`harness.records.claims`.
+A page states a fact about what was measured or observed only through a
+``<!-- harness:claim id="..." -->`` marker, declared in ``snippets/<page>/claims.toml``
+as a ``[[claim]]`` with ``id``, ``predicate``, its arguments, ``es``/``en`` sentences and
+optionally ``expect`` (what the sentence asserts the predicate reads: the strict build
+fails, naming the page line, when the records say otherwise). Without ``expect`` the
+sentence is generated: its ``{value}`` is filled from the records. Standard library only;
+the predicates are :mod:`harness.records.claims`.
 """
 
 from __future__ import annotations

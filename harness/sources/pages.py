@@ -1,10 +1,6 @@
-"""Reading pages: snippet includes and ``harness:`` markers. Standard library only.
-
-A page includes a snippet with a fenced block whose body is one
-pymdownx.snippets line, e.g. ``--8<-- "que-es-pytorch/derivada_cuadrado.py"``;
-markers are one-line HTML comments: ``<!-- harness:observed snippet="..." -->``.
-Both the Sybil glue and the record command use this module, so a page's
-examples run in the same order everywhere.
+"""Reading pages: snippet includes (a fenced block whose body is a pymdownx.snippets line,
+``--8<-- "que-es-pytorch/derivada_cuadrado.py"``) and one-line ``harness:`` markers
+(``<!-- harness:observed snippet="..." -->``). Standard library only.
 """
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
-"""A checkout's snippets and analytic expectations, read once, and a page's includes
-resolved against them. Standard library only: the docs build, the notebook builder,
-pytest and the record command all start here.
+"""A checkout's snippets, expectations and claims, read once, and a page's includes
+resolved against them. Standard library only; every entry point starts here.
 """
 
 from __future__ import annotations

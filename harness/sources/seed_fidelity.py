@@ -1,12 +1,8 @@
-"""Every Spanish article keeps its seed: prose not in the seed is marked «Ampliación».
-
-``seeds/<page-slug>.txt`` is the source of truth. Each prose item of the Spanish page
-(paragraph, list item, table row, heading, FAQ question; not code, comments, markers or
-front matter) must be found in the seed once whitespace and Markdown are normalised, or
-sit inside an admonition titled «Ampliación»; a heading the seed lacks ends in
-«(ampliación)», so the reader sees it too. Deliberate rewrites are data in
-``seeds/rewrites.toml``, applied to the seed first; one that no longer matches its seed
-or its page is a problem at its line, so the list stays exact.
+"""Every Spanish article keeps its seed (``seeds/<page-slug>.txt``): each prose item of
+the page (paragraph, list item, table row, heading, FAQ question) is in the seed once
+whitespace and Markdown are normalised, or inside an admonition titled «Ampliación»; a
+heading the seed lacks ends in «(ampliación)». Deliberate rewrites are data in
+``seeds/rewrites.toml``; one that no longer matches its seed or page is a problem.
 """
 
 from __future__ import annotations
@@ -33,8 +29,7 @@ _TABLE_SEPARATOR = re.compile(r"^[ ]*\|[ \t|:-]*$")
 
 @dataclass(frozen=True)
 class _Item:
-    """One prose unit of a page (paragraph, list item, table row or heading), at its
-    1-based line, and whether it sits inside an admonition titled «Ampliación»."""
+    """One prose unit of a page at its line; ``marked``: inside an «Ampliación»."""
 
     line: int
     text: str
@@ -167,9 +162,8 @@ def load_rules(seeds: Path) -> Rules:
 
 def unmarked_additions(slug: str, page: str, seed: str, shown: str,
                        rules: Rules | None = None) -> list[str]:
-    """Each of the page's own rewrites that no longer matches ``seed``, then every prose
-    item of ``page`` that is neither in ``seed`` (rewrites applied) nor marked, as
-    page:line."""
+    """The page's rewrites that no longer match ``seed``, then every prose item of ``page``
+    neither in ``seed`` (rewrites applied) nor marked."""
     rules = rules or Rules()
     reference = _normalise(" ".join(seed.splitlines()))
     problems: list[str] = []

@@ -1,9 +1,6 @@
-"""Finding snippets and reading their analytic expectations. Standard library only.
-
-Layout: ``snippets/<page-slug>/<name>.<ext>``; a snippet's id is its path
-under ``snippets/`` without the suffix. Expectations for a page's snippets live
-in ``snippets/<page-slug>/expectations.toml`` as ``[[expect]]`` tables, so they
-stay outside the code a reader copies.
+"""Snippets (``snippets/<page-slug>/<name>.<ext>``, id: the path without suffix) and their
+analytic expectations (``[[expect]]`` in ``snippets/<page-slug>/expectations.toml``,
+outside the code a reader copies). Standard library only.
 """
 
 from __future__ import annotations
@@ -202,9 +199,8 @@ def _bound(target: ast.AST) -> set[str]:
 
 
 def defined_names(source: str) -> set[str]:
-    """Names a snippet binds at module level: assignments, imports, definitions,
-    loop and ``with`` targets, also inside module-level if/try/for/with blocks.
-    (``except ... as e`` is left out: Python deletes that name after the block.)"""
+    """Names a snippet binds at module level, also inside if/try/for/with blocks
+    (``except ... as e`` is not: Python deletes that name after the block)."""
     names: set[str] = set()
     pending: list[ast.stmt] = list(ast.parse(source).body)
     while pending:
@@ -241,8 +237,7 @@ def assignment_line(source: str, dotted: str) -> int | None:
 
 
 def imported_modules(source: str) -> list[tuple[int, str]]:
-    """(line, module) of every import in ``source``, at any depth; a relative import is
-    ``"."``."""
+    """(line, module) of every import in ``source``, at any depth; a relative one is ``.``."""
     found: list[tuple[int, str]] = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):

@@ -1,12 +1,7 @@
-"""Reading the measured trials declared in ``trials/trials.toml``. No torch import.
-
-Trials and their workloads are content of the site (``trials/`` beside ``snippets/``),
-named by the MkDocs plugin's ``trials``/``workloads`` options and the record command's
-``--trials-file``/``--workloads``. A trial is data; the work it names is a function of
-``trials/workloads.py``, loaded by path. :func:`spec_sha256` hashes the declared fields
-and the *source text* of that function and the module-level helpers it calls, read with
-:mod:`ast`, so editing a workload makes rows recorded with the old one stale without
-importing torch here.
+"""The measured trials of the site's ``trials/trials.toml``; no torch import. A trial
+is data naming a function of ``trials/workloads.py``. :func:`spec_sha256` hashes its
+fields and the *source text* of that function and the helpers it calls (read with
+:mod:`ast`), so editing a workload makes its old rows stale without importing torch.
 """
 
 from __future__ import annotations
@@ -52,8 +47,7 @@ WORKLOADS_FILE = TRIALS_FILE.with_name("workloads.py")
 
 
 def load_workloads(path: Path = WORKLOADS_FILE) -> ModuleType:
-    """The workloads module at ``path``, executed (it imports torch only inside its
-    functions); a missing file is an error that names it."""
+    """The workloads module at ``path``, executed; a missing file is an error naming it."""
     spec = importlib.util.spec_from_file_location("trial_workloads", path)
     if spec is None or spec.loader is None or not path.is_file():
         raise HarnessError(f"{path}: no workloads file; expected the site's trials/workloads.py")
@@ -84,7 +78,7 @@ _REQUIRED = ("name", "workload", "task", "dtype", "shape", "group")
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Method:
-    """How the trials are recorded and compared: the ``[method]`` table of trials.toml."""
+    """The ``[method]`` table of trials.toml: how trials are recorded and compared."""
 
     runs: int = 5
     """Separate processes per trial and build (the unit the drift verdict counts)."""
@@ -127,34 +121,28 @@ def shape_text(shape: tuple[int, ...]) -> str:
     return "x".join(str(n) for n in shape) if shape else "scalar"
 
 
-def _workload_functions(source: str) -> dict[str, ast.FunctionDef]:
-    tree = ast.parse(source)
-    return {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
-
-
-def _is_workload(node: ast.FunctionDef) -> bool:
-    # The convention that makes a function a workload: public, and called only
-    # with the keyword-only arguments ``spec`` and ``device``.
-    keywords = [a.arg for a in node.args.kwonlyargs]
-    return not node.name.startswith("_") and keywords == ["spec", "device"] and not node.args.args
+def _workloads(source: str) -> tuple[dict[str, ast.FunctionDef], list[str]]:
+    """The module's functions, and the workloads among them: public, and taking only
+    the keyword-only arguments ``spec`` and ``device``."""
+    functions = {n.name: n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef)}
+    return functions, [name for name, node in functions.items()
+                       if not name.startswith("_") and not node.args.args
+                       and [a.arg for a in node.args.kwonlyargs] == ["spec", "device"]]
 
 
 def workload_names(*, workloads: Path = WORKLOADS_FILE) -> list[str]:
     """Names a trial's ``workload`` may take, read from the module's text."""
-    functions = _workload_functions(workloads.read_text(encoding="utf-8"))
-    return sorted(name for name, node in functions.items() if _is_workload(node))
+    return sorted(_workloads(workloads.read_text(encoding="utf-8"))[1])
 
 
 def workload_sources(*, workloads: Path = WORKLOADS_FILE) -> dict[str, str]:
     """Each workload's source plus that of every module-level function it reaches."""
     source = workloads.read_text(encoding="utf-8")
-    functions = _workload_functions(source)
+    functions, names = _workloads(source)
     lines = source.splitlines()
     result: dict[str, str] = {}
-    for name, node in functions.items():
-        if not _is_workload(node):
-            continue
-        reached, pending = {name}, [node]
+    for name in names:
+        reached, pending = {name}, [functions[name]]
         while pending:
             for inner in ast.walk(pending.pop()):
                 callee = inner.id if isinstance(inner, ast.Name) else None
@@ -176,9 +164,8 @@ def spec_fields(spec: TrialSpec) -> dict[str, Any]:
 
 
 def spec_sha256(spec: TrialSpec, *, sources: dict[str, str] | None = None) -> str:
-    """Hash of the declared fields (:func:`spec_fields`) and of the workload's source
-    text (``sources``, from :func:`workload_sources`, saves re-reading the module for
-    many specs)."""
+    """Hash of :func:`spec_fields` and the workload's source text (``sources``: from
+    :func:`workload_sources`, read once for many specs)."""
     code = (sources if sources is not None else workload_sources()).get(spec.workload, "")
     text = json.dumps(spec_fields(spec), sort_keys=True, default=list) + "\n" + code
     return hashlib.sha256(text.encode("utf-8")).hexdigest()

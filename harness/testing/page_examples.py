@@ -1,11 +1,7 @@
-"""Sybil glue: every snippet a page includes becomes a pytest item, run in the
-page's namespace in page order, and checked against its analytic expectations.
-
-Sybil's stock Markdown parser cannot read a fence whose body is a
-``--8<--`` include and skips fences with ``title=``, so this module brings its
-own parser (built on :mod:`harness.sources.pages`) and evaluators; the examples
-run in one process per page (:mod:`harness.run.runner`). It is the only harness module
-that imports sybil, and only the root ``conftest.py`` imports it.
+"""Sybil glue: every snippet a page includes is a pytest item, run in page order in the
+page's process (:mod:`harness.run.runner`) and checked against its expectations. Sybil's
+Markdown parser cannot read a ``--8<--`` include and skips fences with ``title=``, hence
+this parser. The only harness module that imports sybil; only ``conftest.py`` imports it.
 """
 
 from __future__ import annotations
@@ -27,7 +23,7 @@ from harness.run.examples import (
     Checked,
     PageSession,
     checked_from,
-    failure_message,
+    failure_messages,
     timeout_from_env,
 )
 from harness.run.page import observe
@@ -49,11 +45,8 @@ def _namespace(value: Any) -> Any:
 
 
 class PageExamples:
-    """Parser and evaluators for one checkout; reads snippets and expectations once.
-
-    An evaluator returns the failure text (Sybil then reports it without a traceback
-    of the harness or of Sybil), or ``None`` when every expectation holds.
-    """
+    """Parser and evaluators for one checkout. An evaluator returns the failure text (Sybil
+    reports it without a traceback), or ``None`` when every expectation holds."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -64,9 +57,8 @@ class PageExamples:
 
     @cached_property
     def problems(self) -> dict[str, list[str]]:
-        """The project's static problems by the Spanish page they concern; problems of
-        the whole project go to the first page, so that pytest always shows them. A
-        twin's differences do not stop its page's examples (the build reports them)."""
+        """The project's static problems by Spanish page; the whole project's go to the
+        first page, so pytest always shows them. A twin's differences are the build's."""
         found: dict[str, list[str]] = {}
         first = str(self.project.shown(self.project.spanish_pages()[0]))
         for problem in check_project(self.project):
@@ -77,8 +69,7 @@ class PageExamples:
         return found
 
     def __call__(self, document: Document) -> Iterator[Region]:
-        """The page's examples; a problem with the page's sources becomes one failing
-        item whose message is the problem (no collection traceback to read through)."""
+        """The page's examples; a problem with its sources is one failing item saying it."""
         problems: list[str] = []
         includes: list[tuple[Include, Snippet]] = []
         try:
@@ -109,9 +100,7 @@ class PageExamples:
         return self._failures(include, snippet, checked)
 
     def _failures(self, include: Include, snippet: Snippet, checked: list[Checked]) -> str | None:
-        failures = [failure_message(self.project, include, snippet, c)
-                    for c in checked if not c.verdict.holds and not c.expectation.known_failure]
-        return "\n".join(failures) or None
+        return "\n".join(failure_messages(self.project, include, snippet, checked)) or None
 
     def evaluate_csv(self, example: Example) -> str | None:
         include, snippet = example.parsed
