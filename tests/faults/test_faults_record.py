@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -22,11 +23,32 @@ TINY = ROOT / "tests" / "samples" / "trials" / "tiny.toml"
 
 def run_record(results: Path, *, env: dict[str, str] | None = None,
                preexec_fn: Callable[[], None] | None = None) -> subprocess.CompletedProcess[str]:
+    """One tiny trial, one fresh process (--runs 1): these faults are about the lock,
+    the write and the vouching, not about runs, which tests/integration/test_record.py
+    checks with the sample's two."""
     return run(
         [sys.executable, "-m", "harness", "record", "--device", "cpu", "--only", "trials",
          "--results", str(results), "--trials-file", str(TINY), "--min-run-time", "0.02",
-         "--trials", "tiny_matmul_float32"],
+         "--runs", "1", "--trials", "tiny_matmul_float32"],
         cwd=ROOT, capture_output=True, text=True, env=env, preexec_fn=preexec_fn)
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A records folder as one record command leaves it, and what that command said:
+    recorded once for the module, copied by each test that starts from it."""
+    if importlib.util.find_spec("torch") is None:
+        pytest.skip("records with torch")
+    results = tmp_path_factory.mktemp("recorded") / "results"
+    done = run_record(results)
+    assert done.returncode == 0, done.stderr
+    return results, done.stderr
+
+
+def _copy(recorded: tuple[Path, str], tmp_path: Path) -> Path:
+    results = tmp_path / "results"
+    shutil.copytree(recorded[0], results)
+    return results
 
 
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="records with torch")
@@ -40,7 +62,8 @@ def test_a_second_record_command_waits_naming_the_lock(tmp_path: Path) -> None:
     second = subprocess.Popen(
         [sys.executable, "-m", "harness", "record", "--device", "cpu", "--only", "trials",
          "--results", str(results), "--trials-file", str(TINY), "--min-run-time", "0.02",
-         "--trials", "tiny_matmul_float32"], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+         "--runs", "1", "--trials", "tiny_matmul_float32"],
+        cwd=ROOT, stderr=subprocess.PIPE, text=True)
     assert second.stderr is not None
     said = second.stderr.readline()  # said before it measures anything
     assert not list(results.glob("*/*"))
@@ -60,11 +83,9 @@ def _full_disk() -> None:
     resource.setrlimit(resource.RLIMIT_FSIZE, (1024, 1024))
 
 
-@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="records with torch")
-def test_a_full_disk_names_the_record_file_and_keeps_the_old_record(tmp_path: Path) -> None:
-    results = tmp_path / "results"
-    first = run_record(results)
-    assert first.returncode == 0, first.stderr
+def test_a_full_disk_names_the_record_file_and_keeps_the_old_record(
+        recorded: tuple[Path, str], tmp_path: Path) -> None:
+    results = _copy(recorded, tmp_path)  # the old record
     (csv,) = results.glob("*/cpu.csv")
     before = csv.read_bytes()
     done = run_record(results, preexec_fn=_full_disk)
@@ -104,14 +125,12 @@ def publish(results: Path, *args: str) -> subprocess.CompletedProcess[str]:
                            str(results)], cwd=ROOT, capture_output=True, text=True)
 
 
-@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="records with torch")
-def test_a_recorded_or_edited_set_builds_only_once_someone_vouches_for_it(tmp_path: Path) -> None:
-    results = tmp_path / "results"
-    first = run_record(results)
-    assert first.returncode == 0, first.stderr
+def test_a_recorded_or_edited_set_builds_only_once_someone_vouches_for_it(
+        recorded: tuple[Path, str], tmp_path: Path) -> None:
+    results = _copy(recorded, tmp_path)
     (csv,) = results.glob("*/cpu.csv")
     build = csv.parent.name
-    assert f"`python -m harness publish add {build} cpu --results {results}`" in first.stderr
+    assert f"`python -m harness publish add {build} cpu --results {recorded[0]}`" in recorded[1]
     check = publish(results, "check")
     assert check.returncode == 1
     assert (f"{build}/cpu.csv:1: not signed by an allowed signer" in check.stderr
