@@ -29,7 +29,6 @@ from harness.records.drift_stats import (
 )
 from harness.records.store import DeviceRecord, Records
 from harness.sources.trials import Method, load_method
-from harness.text.drift_words import drift_detail
 
 __all__ = ["Drift", "Setup", "Summaries", "Verdict", "control_shifts", "drift_report", "machine",
            "setup_of", "summaries", "trial_drift"]
@@ -70,15 +69,6 @@ class Drift:
     samples: tuple[tuple[float, ...], ...] = ()  # the run summaries of the first and ``other``
     instructions: tuple[float | None, ...] = ()  # callgrind's count per call, per build
     instructions_control: float | None = None  # the same count in the first build's control
-
-    def detail_in(self, lang: str) -> str:
-        """Plain text: escape it for a page."""
-        interval = self.interval
-        return drift_detail(
-            lang, kind=self.kind, verdict=self.verdict, builds=self.builds, named=self.named,
-            other=self.other, device=self.device, runs=self.runs, needed=self.needed,
-            ratio=(interval.ratio, interval.low, interval.high) if interval else None,
-            floor=self.floor, clock=self.clock, margin=self.margin)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -22,7 +22,6 @@ from harness.core.types import DEVICE_TYPES, Environment, TrialExpectation, Tria
 from harness.records.provenance import grade_text
 from harness.records.store import DeviceRecord, Records, format_rows
 from harness.sources.trials import shape_text, spec_sha256
-from harness.text.drift_words import listed
 from harness.text.markdown import cell, code, html_text
 from harness.text.numbers import (
     bytes_text,
@@ -38,7 +37,7 @@ from harness.text.numbers import (
     unit_name,
 )
 from harness.text.record_words import memory_method_text, peak_source_text
-from harness.text.words import in_lang, word
+from harness.text.words import in_lang, listed, word
 from harness.views.charts import Point, Series, line_chart
 from harness.views.html_table import Cell, Row, csv_link, details, html_table
 
