@@ -43,7 +43,7 @@ from harness.text.numbers import (
     unbroken,
 )
 from harness.text.words import catalogue, listed, word
-from harness.views.charts import IntervalRow, IntervalText, interval_chart
+from harness.views.charts import IntervalRow, interval_chart
 from harness.views.html_table import Cell, Row, breakable, html_table
 from harness.views.measured import identities
 
@@ -176,11 +176,11 @@ def _chart(items: list[Drift], labels: Mapping[str, str], lang: str, device: str
         low, high = ratio_texts(band(floor), lang)
         caption += word(lang, "drift_chart_band").format(low=low, high=high)
     name = f"harness-drift-{re.sub(r'[^a-z0-9]+', '-', device.lower())}"
-    text = IntervalText(title=word(lang, "drift_chart_title").format(base=base, device=device),
-                        description="; ".join(r.note for r in rows),
-                        axis=word(lang, "drift_chart_axis"), faster=word(lang, "drift_faster"),
-                        slower=word(lang, "drift_slower"), caption=caption)
-    return interval_chart(rows, text=text, lang=lang, element_id=name)
+    return interval_chart(
+        rows, title=word(lang, "drift_chart_title").format(base=base, device=device),
+        description="; ".join(r.note for r in rows), axis=word(lang, "drift_chart_axis"),
+        faster=word(lang, "drift_faster"), slower=word(lang, "drift_slower"), caption=caption,
+        lang=lang, element_id=name)
 
 
 def _worked(d: Drift, labels: Mapping[str, str], lang: str) -> str:
