@@ -50,6 +50,7 @@ __all__ = ["HarnessConfig", "HarnessPlugin"]
 
 log = logging.getLogger("mkdocs.plugins.harness")
 
+
 class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
     """Adapts the harness's checks and renderers to MkDocs. One instance serves one
     ``mkdocs build``, every language of mkdocs-static-i18n included: records and
