@@ -52,7 +52,7 @@ TARGETS = {"cold": ("floor N", 1.2), "warm": ("floor P", 1.5)}
 REWRAP = '''\
 from mkdocs.plugins import event_priority
 
-from harness.site.notebooks import rewrap_notebooks
+from harness.site.site_output import rewrap_notebooks
 
 
 @event_priority(-110)  # after mkdocs-static-i18n's on_files (-100)

@@ -85,7 +85,7 @@ def _record_copies(examples: Path, slug: str, new: str) -> None:
     started = datetime.datetime.now(datetime.UTC)
     run = f"{started:%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
     now = started.isoformat(timespec="seconds")
-    environment = dataclasses.replace(record.environment_of(observed[0].run_id), run_id=run,
+    environment = dataclasses.replace(record.environments[observed[0].run_id], run_id=run,
                                       date=now, digest={}, trials=())
     commit_set(paths, environment=environment, observations=[
         dataclasses.replace(o, snippet=_renamed(o.snippet, slug, new), run_id=run, date=now)

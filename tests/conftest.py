@@ -3,7 +3,7 @@ real site built once per test run (``built_site``), shared by xdist workers.
 
 Every docs build of the run (the real site, and the broken copies of the fault
 tests) on one xdist worker shares one build cache of the run's own (``build_cache``:
-mkdocs-jupyter's conversions, harness/site/notebooks.py), so a copy's unchanged
+mkdocs-jupyter's conversions, harness/site/site_output.py), so a copy's unchanged
 notebooks are not converted again, and no test reads or fills the developer's
 ``.cache/harness``.
 """

@@ -19,7 +19,7 @@ from harness.records.drift import Drift, drift_report
 from harness.records.store import load_all
 from harness.sources.project import Project
 from harness.sources.trials import Method, load_method, load_trials
-from harness.views.drift import drift_markdown
+from harness.views.drift import detail, drift_markdown
 
 __all__ = ["configure", "report_for", "run"]
 
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         body = drift_markdown(report, args.lang, method=method, specs=specs)
         text = f"# Drift between torch builds\n\n{body}"
     else:
-        details = [d.detail_in("en") for d in report]
+        details = [detail(d, "en") for d in report]
         text = "".join(f"{d.kind} {d.device} {d.item}: {d.verdict}{f' ({x})' if x else ''}\n"
                        for d, x in zip(report, details, strict=True))
     if args.output:

@@ -32,14 +32,13 @@ class Column:
     positive: bool = False
     """A number here must be above zero (a time or a rate of zero is not a measurement,
     and a log scale cannot place it)."""
-    help: str = ""
-    """What the column holds, with its unit (CONTRIBUTING's column list reads this)."""
     default: Any = None
 
 
 def column(help: str, *, positive: bool = False) -> dict[str, Any]:
-    """The metadata that makes a ``TrialRow`` field a record column: ``field(metadata=
-    column(...))`` (plain ``field``, so type checkers still see which fields are required)."""
+    """The metadata that makes a ``TrialRow`` field a record column, ``help`` saying what it
+    holds with its unit: ``field(metadata=column(...))`` (plain ``field``, so type checkers
+    still see which fields are required)."""
     return {"help": help, "positive": positive}
 
 
@@ -116,16 +115,13 @@ def _columns() -> tuple[Column, ...]:
             raise TypeError(f"TrialRow.{f.name}: no cell kind for {f.type!r}; add it to _KINDS")
         required = f.default is dataclasses.MISSING
         found.append(Column(name=f.name, kind=kind, required=required,
-                            positive=f.metadata["positive"], help=f.metadata["help"],
+                            positive=f.metadata["positive"],
                             default=None if required else f.default))
     return tuple(found)
 
 
 COLUMNS: tuple[Column, ...] = _columns()
 CSV_HEADER: tuple[str, ...] = tuple(c.name for c in COLUMNS)
-#: The columns the article «Medir PyTorch» asks for, in its order: the header's first nine.
-ARTICLE_COLUMNS: tuple[str, ...] = (
-    "trial", "torch_build", "device", "dtype", "shape", "batch", "latency", "memory",
-    "quality_pass",
-)
-assert CSV_HEADER[: len(ARTICLE_COLUMNS)] == ARTICLE_COLUMNS
+#: The columns the article «Medir PyTorch» asks for, in its order: the header's first nine
+#: (trial … quality_pass).
+ARTICLE_COLUMNS: tuple[str, ...] = CSV_HEADER[:9]

@@ -29,7 +29,6 @@ from harness.records.drift_stats import (
 )
 from harness.records.store import DeviceRecord, Records
 from harness.sources.trials import Method, load_method
-from harness.text.drift_words import drift_detail
 
 __all__ = ["Drift", "Setup", "Summaries", "Verdict", "control_shifts", "drift_report", "machine",
            "setup_of", "summaries", "trial_drift"]
@@ -71,15 +70,6 @@ class Drift:
     instructions: tuple[float | None, ...] = ()  # callgrind's count per call, per build
     instructions_control: float | None = None  # the same count in the first build's control
 
-    def detail_in(self, lang: str) -> str:
-        """Plain text: escape it for a page."""
-        interval = self.interval
-        return drift_detail(
-            lang, kind=self.kind, verdict=self.verdict, builds=self.builds, named=self.named,
-            other=self.other, device=self.device, runs=self.runs, needed=self.needed,
-            ratio=(interval.ratio, interval.low, interval.high) if interval else None,
-            floor=self.floor, clock=self.clock, margin=self.margin)
-
 
 @dataclass(frozen=True, kw_only=True)
 class Summaries:
@@ -95,7 +85,7 @@ def summaries(record: DeviceRecord, row: TrialRow) -> Summaries:
     """The per-run medians of ``row``: its run's environment says how many processes its
     blocks came from (``runs``; one for a record made before runs were counted) and holds
     the timed thread's CPU time per block (``thread_cpu_s``) and callgrind's count."""
-    extra = record.environment_of(row.run_id).extra
+    extra = record.environments[row.run_id].extra
     runs = extra.get("runs", 1)
     runs = runs if isinstance(runs, int) and runs > 0 else 1
     cpu = extra.get("thread_cpu_s", {}).get(row.trial, ())
@@ -124,7 +114,7 @@ def setup_of(device: str, records: list[DeviceRecord]) -> Setup:
     sessions: dict[str, set[str]] = {}
     for r in records:
         for row in [*r.rows, *r.control_rows]:
-            sessions.setdefault(row.trial, set()).add(r.environment_of(row.run_id).session)
+            sessions.setdefault(row.trial, set()).add(r.environments[row.run_id].session)
     variants = tuple(dict.fromkeys(b.partition("+")[2] or "pypi" for b in builds))
     one_session = bool(sessions) and all(len(s) == 1 and "" not in s
                                          for s in sessions.values())
@@ -153,7 +143,7 @@ def control_shifts(record: DeviceRecord, *, leave_out: str = "") -> list[float]:
 def machine(record: DeviceRecord, row: TrialRow) -> str:
     """The processor a row ran on: the device, its host CPU (on an accelerator) and the
     CPU's vendor numbering where the record keeps it."""
-    env = record.environment_of(row.run_id)
+    env = record.environments[row.run_id]
     host = env.cpu_model if env.cpu_model != env.device_name else ""
     return " · ".join(p for p in (env.device_name, host, env.cpu_id) if p)
 

@@ -386,9 +386,6 @@ class DeviceRecord:
         """The newest run's environment."""
         return self.environment_of_runs(set(self.environments))
 
-    def environment_of(self, run_id: str) -> Environment:
-        return self.environments[run_id]
-
     def environment_of_runs(self, run_ids: set[str]) -> Environment:
         """The newest environment among ``run_ids`` (the runs that made what a view shows):
         a set may hold runs from several machines, and each figure is attributed to the

@@ -7,7 +7,7 @@ An error a contributor must fix (checked in :mod:`harness.sources.checks`,
 naming file and line; a stale record or a figure typed by hand is a warning that fails
 ``--strict``. No cache of its own; of another package's objects it writes only
 mkdocs-jupyter's ``cache_dir`` option (:meth:`HarnessPlugin.on_pre_build`) and the
-notebooks' file wrapper (:func:`harness.site.notebooks.rewrap_notebooks`).
+notebooks' file wrapper (:func:`harness.site.site_output.rewrap_notebooks`).
 """
 
 from __future__ import annotations
@@ -28,9 +28,13 @@ from harness.core.errors import HarnessError
 from harness.records.store import load_all
 from harness.records.validate import check_records
 from harness.site.config import HarnessConfig
-from harness.site.notebooks import notebook_page, rewrap_notebooks
 from harness.site.page_checks import colab_base, figure_line, rerecord_hint, typed_figures
-from harness.site.site_output import search_languages, split_search_index
+from harness.site.site_output import (
+    notebook_page,
+    rewrap_notebooks,
+    search_languages,
+    split_search_index,
+)
 from harness.sources.checks import check_project, raise_problems
 from harness.sources.pages import find_markers
 from harness.sources.project import Project, resolve_includes
@@ -45,6 +49,7 @@ if TYPE_CHECKING:  # `mkdocs build` never imports the preview's server
 __all__ = ["HarnessConfig", "HarnessPlugin"]
 
 log = logging.getLogger("mkdocs.plugins.harness")
+
 
 class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
     """Adapts the harness's checks and renderers to MkDocs. One instance serves one

@@ -1,5 +1,8 @@
-"""Post-processing of the built site: shared notebook styles, one search index per language.
+"""What the site's pages and files get beyond what MkDocs and its plugins make of them:
+notebook pages, shared notebook styles, one search index per language.
 
+* **Notebook pages.** Under mkdocs-static-i18n they need their page wrapper again
+  (:func:`rewrap_notebooks`), and their buttons and the shared styles (:func:`notebook_page`).
 * **Notebook styles.** mkdocs-jupyter inlines JupyterLab's stylesheet (~595 KB) into
   every notebook page; moved, in their order, into one file named by its digest and
   linked where the first block stood, the cascade is unchanged and a reader's browser
@@ -15,16 +18,23 @@ from __future__ import annotations
 
 import hashlib
 import json
+import posixpath
 import re
+from html import escape
 from pathlib import Path
 from typing import Any
 
 from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.plugins import BasePlugin
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
 from harness.records.commit import write_atomically
+from harness.text.words import word
 
-__all__ = ["search_languages", "share_notebook_styles", "split_search_index"]
+__all__ = ["notebook_page", "rewrap_notebooks", "search_languages", "share_notebook_styles",
+           "split_search_index"]
 
 # A block is what ``<style\b[^>]*>.*?</style>\s*`` (re.S | re.I) matches; the opening
 # and closing tags are searched separately because that pattern's lazy ``.*?`` tries
@@ -100,3 +110,50 @@ def split_search_index(site_dir: Path, default: str, others: list[str],
         config = {**index.get("config", {}), "lang": [lang]}
         write_atomically(target, json.dumps({**index, "config": config, "docs": entries},
                                              ensure_ascii=False, separators=(",", ":")).encode())
+
+
+def rewrap_notebooks(files: Files, config: MkDocsConfig, jupyter: BasePlugin) -> Files:  # type: ignore[type-arg]
+    """Notebooks wrapped again in mkdocs-jupyter's ``NotebookFile``, in place, keeping
+    i18n's Files and the per-language destination it computed: static-i18n's ``on_files``
+    re-creates every File and drops the wrapper, so notebooks were copied as raw JSON
+    (ultrabug/mkdocs-static-i18n#198). tests/integration/test_site_build.py checks both
+    languages render."""
+    from mkdocs_jupyter.plugin import NotebookFile  # type: ignore[import-untyped]
+
+    for file in list(files):
+        if isinstance(file, NotebookFile) or not jupyter.should_include(file):  # type: ignore[attr-defined]
+            continue
+        wrapped = NotebookFile(file, **config)
+        wrapped.dest_path, wrapped.abs_dest_path = file.dest_path, file.abs_dest_path
+        wrapped.url = file.url
+        files.remove(file)
+        files.append(wrapped)
+    return files
+
+
+def notebook_page(content: str, page: Page, config: MkDocsConfig, *, colab: str) -> str:
+    """A notebook page as the site serves it: under its title (at its top when it has
+    none) the buttons that offer its own file, as its article does, and the shared
+    JupyterLab stylesheet linked instead of inlined, so the search plugin and the theme
+    handle 20 KB, not 600 KB. «Descargar .ipynb» is there only when mkdocs-jupyter copies
+    the notebook beside its page (``include_source``, which also sets ``page.nb_url``);
+    «Abrir en Colab» only when ``colab``, Colab's address of the docs folder, is not ""
+    (the repository is on GitHub)."""
+    lang = str(config.theme.get("language") or "es")
+    jupyter = config.plugins.get("mkdocs-jupyter")
+    copied = str(getattr(page, "nb_url", "") or "")
+    buttons = []
+    if jupyter is not None and jupyter.config.get("include_source") and copied:
+        # The copy sits in the page's own folder: a relative link works wherever the
+        # site is served from (site_url's path, a preview, a folder on disk).
+        href = escape(posixpath.basename(copied), quote=True)
+        buttons.append(word(lang, "download_notebook").format(href=href))
+    if colab:
+        url = escape(f"{colab}/{page.file.src_uri}", quote=True)
+        buttons.append(word(lang, "open_colab").format(url=url))
+    if buttons:
+        row = f'<p class="harness-notebook-links">{" ".join(buttons)}</p>\n'
+        end = content.find("</h1>")
+        at = end + len("</h1>") if end >= 0 else 0
+        content = content[:at] + row + content[at:]
+    return share_notebook_styles(content, page.url, Path(config.site_dir))

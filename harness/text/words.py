@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import difflib
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 
 from harness.core.errors import HarnessError
 
-__all__ = ["LANGS", "catalogue", "in_lang", "word"]
+__all__ = ["LANGS", "catalogue", "in_lang", "listed", "word"]
 
 LANGS = ("es", "en")
 
@@ -50,3 +50,10 @@ def in_lang(lang: str, texts: Mapping[str, str]) -> str:
     """A text a source gives per language (a derivation, a reason: Spanish always, other
     languages optionally), in ``lang``, else in Spanish."""
     return texts.get(lang) or texts["es"]
+
+
+def listed(items: Sequence[str], lang: str, conjunction: str = "drift_and") -> str:
+    """``a, b y c`` / ``a, b and c``; ``conjunction``: the catalogue key of «y»."""
+    if len(items) < 2:
+        return "".join(items)
+    return f"{', '.join(items[:-1])} {word(lang, conjunction)} {items[-1]}"

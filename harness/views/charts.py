@@ -18,7 +18,7 @@ from decimal import Decimal
 from harness.text.markdown import html_text
 from harness.text.numbers import localized
 
-__all__ = ["GREY", "MARKERS", "PALETTE", "IntervalRow", "IntervalText", "Point", "Series",
+__all__ = ["GREY", "MARKERS", "PALETTE", "IntervalRow", "Point", "Series",
            "interval_chart", "line_chart", "log_ticks", "series_styles", "tick_texts"]
 
 PALETTE = ("#2B7BBA", "#D55E00", "#009E73", "#C86BA0", "#B8860B", "#9A6FD0", "#6F8F00")
@@ -70,18 +70,6 @@ class IntervalRow:
     """This row's noise band (low, high) from a same-build control; None: no control."""
     verdict: str = ""  # the verdict's code; ``changed`` draws the dot filled, any other hollow
     note: str = ""  # tooltip text for the row
-
-
-@dataclass(frozen=True, kw_only=True)
-class IntervalText:
-    """Every word of :func:`interval_chart`, in the page's language (plain text)."""
-
-    title: str
-    description: str
-    axis: str
-    faster: str
-    slower: str
-    caption: str
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -226,39 +214,39 @@ def line_chart(series: list[Series], *, title: str, x_label: str, y_label: str,
         f"<figcaption>{html_text(caption)}</figcaption></figure>"])
 
 
-def interval_chart(rows: list[IntervalRow], *, text: IntervalText, lang: str,
-                   element_id: str) -> str:
+def interval_chart(rows: list[IntervalRow], *, title: str, description: str, axis: str,
+                   faster: str, slower: str, caption: str, lang: str, element_id: str) -> str:
     """One ``<figure>``, no blank line: the axis (its title, which side is faster, the
     ticks) on top, then per row its label and, on the shared log axis, the row's noise
     band, a line at 1, the interval's bar and a dot at the ratio. Labels sit left of the
     bars where the column is wide and above them on a phone (harness.css)."""
     values = [v for r in rows for v in (r.low, r.high, r.ratio, *(r.band or ()))]
-    axis = _scale([*values, 1.0])
-    ticks = log_ticks(10 ** axis[0], 10 ** axis[1])
+    scale = _scale([*values, 1.0])
+    ticks = log_ticks(10 ** scale[0], 10 ** scale[1])
     lines = "".join(f'<i class="harness-grid-line{" harness-one" if t == 1 else ""}" '
-                    f'style="--x:{_at(t, axis):.2f}%"></i>' for t in sorted({1.0, *ticks}))
+                    f'style="--x:{_at(t, scale):.2f}%"></i>' for t in sorted({1.0, *ticks}))
     ident = html_text(element_id)
     out = [f'<figure class="harness-interval-chart" id="{ident}"><div class='
-           f'"harness-chart-box" role="img" aria-label="{html_text(text.title)}" '
+           f'"harness-chart-box" role="img" aria-label="{html_text(title)}" '
            f'aria-describedby="{ident}-desc"><div class="harness-interval-head">'
-           f'<p class="harness-axis-x">{html_text(text.axis)}</p>'
-           f'<p class="harness-hints"><span>{html_text(text.faster)}</span> '
-           f'<span>{html_text(text.slower)}</span></p><ol class="harness-ticks-x">',
-           *(f'<li style="--x:{_at(t, axis):.2f}%">{html_text(s)}</li>'
+           f'<p class="harness-axis-x">{html_text(axis)}</p>'
+           f'<p class="harness-hints"><span>{html_text(faster)}</span> '
+           f'<span>{html_text(slower)}</span></p><ol class="harness-ticks-x">',
+           *(f'<li style="--x:{_at(t, scale):.2f}%">{html_text(s)}</li>'
              for t, s in zip(ticks, tick_texts(ticks, lang=lang), strict=True)),
            '</ol></div><ul class="harness-interval-rows">']
     for row in rows:
         band = ""
         if row.band is not None:
-            band = (f'<i class="harness-band" style="--lo:{_at(row.band[0], axis):.2f}%;'
-                    f'--hi:{_at(row.band[1], axis):.2f}%"></i>')
+            band = (f'<i class="harness-band" style="--lo:{_at(row.band[0], scale):.2f}%;'
+                    f'--hi:{_at(row.band[1], scale):.2f}%"></i>')
         filled = " harness-changed" if row.verdict == "changed" else ""
         out.append(
             f'<li title="{html_text(row.note or row.label)}"><span class="harness-row-label">'
             f'{html_text(row.label)}</span><span class="harness-track">{band}{lines}'
-            f'<i class="harness-bar" style="--lo:{_at(row.low, axis):.2f}%;'
-            f'--hi:{_at(row.high, axis):.2f}%"></i><i class="harness-dot{filled}" '
-            f'style="--x:{_at(row.ratio, axis):.2f}%"></i></span></li>')
-    out.append(f'</ul><p id="{ident}-desc" hidden>{html_text(text.description)}</p>'
-               f"</div><figcaption>{html_text(text.caption)}</figcaption></figure>")
+            f'<i class="harness-bar" style="--lo:{_at(row.low, scale):.2f}%;'
+            f'--hi:{_at(row.high, scale):.2f}%"></i><i class="harness-dot{filled}" '
+            f'style="--x:{_at(row.ratio, scale):.2f}%"></i></span></li>')
+    out.append(f'</ul><p id="{ident}-desc" hidden>{html_text(description)}</p>'
+               f"</div><figcaption>{html_text(caption)}</figcaption></figure>")
     return "".join(out)

@@ -13,10 +13,9 @@ import math
 from harness.core.errors import HarnessError, Location
 from harness.records.claims import Evaluation
 from harness.sources.claims import VALUE
-from harness.text.drift_words import listed
 from harness.text.markdown import cell, code, recorded
 from harness.text.numbers import decimal
-from harness.text.words import word
+from harness.text.words import listed, word
 
 __all__ = ["render_claim"]
 

@@ -22,6 +22,7 @@ from harness.records.drift import Drift, Setup
 from harness.records.drift_stats import (
     ALPHA,
     MIN_CONTROLS,
+    Interval,
     moses_rank,
     ratio_interval,
     runs_alpha,
@@ -29,8 +30,6 @@ from harness.records.drift_stats import (
 )
 from harness.records.store import version_key
 from harness.sources.trials import Method, load_method
-from harness.text.drift_words import collapsed_text, listed, verdict_count
-from harness.text.drift_worked import Worked, worked_text
 from harness.text.markdown import cell, code, html_text
 from harness.text.numbers import (
     band,
@@ -43,12 +42,12 @@ from harness.text.numbers import (
     speed_text,
     unbroken,
 )
-from harness.text.words import catalogue, word
-from harness.views.charts import IntervalRow, IntervalText, interval_chart
+from harness.text.words import catalogue, listed, word
+from harness.views.charts import IntervalRow, interval_chart
 from harness.views.html_table import Cell, Row, breakable, html_table
 from harness.views.measured import identities
 
-__all__ = ["drift_markdown", "trial_labels"]
+__all__ = ["detail", "drift_markdown", "trial_labels"]
 
 #: Verdicts a reviewer must look at come first.
 _ORDER = ("changed", "failing", "missing", "other-hardware", "inconclusive", "within-tolerance",
@@ -71,6 +70,48 @@ def trial_labels(specs: Mapping[str, TrialSpec], lang: str) -> dict[str, str]:
             plain = html.unescape(shown)  # identities' labels are escaped text, no tags
             labels[trial] = plain if plain.startswith(group) else f"{name} · {plain}"
     return labels
+
+
+def _form(count: int) -> str:
+    return "one" if count == 1 else "many"
+
+
+def _timing_detail(d: Drift, interval: Interval, lang: str) -> str:
+    ratio = (interval.ratio, interval.low, interval.high)
+    (point, low, high), shown_floor = interval_texts(ratio, d.floor, lang)
+    head = word(lang, "drift_detail_head", other=d.other, point=point, base=d.builds[0],
+                time=word(lang, f"drift_clock_{d.clock}"))
+    key = {"changed": "drift_detail_changed",
+           "no-measurable-difference": "drift_detail_equivalent"}.get(
+        d.verdict, "drift_detail_inconclusive")
+    return word(lang, key, head=head, speed=speed_text(interval.ratio, lang),
+                interval=word(lang, "drift_detail_interval", low=low, high=high),
+                noise="–".join(shown_floor) if shown_floor else word(lang, "drift_no_control"),
+                within=word(lang, "percent", n=f"±{compact(d.margin * 100, lang)}"))
+
+
+def detail(d: Drift, lang: str) -> str:
+    """One drift item's detail in ``lang``, plain text (escape it for a page); empty when
+    the verdict says it all. Every word is in the catalogues (``drift_*`` keys)."""
+    verdict, kind = d.verdict, d.kind
+    if verdict == "failing" and kind == "trial" and not d.named:
+        return word(lang, "drift_detail_no_samples")
+    if verdict in ("missing", "failing"):
+        return word(lang, f"drift_detail_{verdict}_{kind}", names=listed(d.named, lang))
+    if verdict == "single-build":
+        return word(lang, "drift_detail_single", build=d.builds[0], device=d.device)
+    if verdict == "other-hardware":
+        return word(lang, "drift_detail_hardware", names=" / ".join(d.named))
+    if verdict == "within-tolerance":
+        return word(lang, "drift_detail_within")
+    if verdict == "changed" and kind == "example":
+        return "; ".join(d.named)
+    if d.interval is None and verdict == "inconclusive":
+        counts = listed([f"{n} ({b})" for n, b in zip(d.runs, d.builds, strict=True)], lang)
+        noise = (ratio_texts([d.floor], lang)[0] if d.floor is not None
+                 else word(lang, "drift_no_control"))
+        return word(lang, "drift_detail_runs", counts=counts, needed=d.needed, noise=noise)
+    return "" if d.interval is None else _timing_detail(d, d.interval, lang)
 
 
 def _percent(fraction: float, lang: str) -> str:
@@ -107,7 +148,7 @@ def _table(items: list[Drift], labels: Mapping[str, str], lang: str, name: str) 
         rows.append(Row(cells=[
             Cell(html=_item_html(d, labels), css="harness-id"),
             Cell(html=verdict, css="harness-verdict"),
-            Cell(html=_unbroken_ranges(html_text(d.detail_in(lang))) or "—",
+            Cell(html=_unbroken_ranges(html_text(detail(d, lang))) or "—",
                  css="harness-detail")]))
     return html_table(header, rows, css="harness-table harness-compact harness-drift",
                       label=html_text(name))
@@ -135,11 +176,11 @@ def _chart(items: list[Drift], labels: Mapping[str, str], lang: str, device: str
         low, high = ratio_texts(band(floor), lang)
         caption += word(lang, "drift_chart_band").format(low=low, high=high)
     name = f"harness-drift-{re.sub(r'[^a-z0-9]+', '-', device.lower())}"
-    text = IntervalText(title=word(lang, "drift_chart_title").format(base=base, device=device),
-                        description="; ".join(r.note for r in rows),
-                        axis=word(lang, "drift_chart_axis"), faster=word(lang, "drift_faster"),
-                        slower=word(lang, "drift_slower"), caption=caption)
-    return interval_chart(rows, text=text, lang=lang, element_id=name)
+    return interval_chart(
+        rows, title=word(lang, "drift_chart_title").format(base=base, device=device),
+        description="; ".join(r.note for r in rows), axis=word(lang, "drift_chart_axis"),
+        faster=word(lang, "drift_faster"), slower=word(lang, "drift_slower"), caption=caption,
+        lang=lang, element_id=name)
 
 
 def _worked(d: Drift, labels: Mapping[str, str], lang: str) -> str:
@@ -160,7 +201,9 @@ def _worked(d: Drift, labels: Mapping[str, str], lang: str) -> str:
         shown = [decimal(v / factor, lang, digits=3) for v in sorted(values)]
         return unbroken(f"{listed(shown, lang)} {unit}")
 
-    worked = Worked(
+    # The figures ``drift_worked_steps`` names (``k``: the rank, from each end, of the run
+    # interval's ends among the ``pairs`` = n1·n2 sorted ratios), escaped for the page.
+    figures = dict(
         label=cell(labels.get(d.item, d.item)), base=cell(d.builds[0]), other=cell(d.other),
         n1=len(base), n2=len(other), runs1=times(base), runs2=times(other),
         pairs=len(base) * len(other), k=k, point=point, low=low, high=high,
@@ -169,7 +212,11 @@ def _worked(d: Drift, labels: Mapping[str, str], lang: str) -> str:
         confidence=_percent(float(1 - alpha), lang), verdict=d.verdict,
         margin=_percent(d.margin, lang), noise="–".join(noise) or word(lang, "drift_no_control"),
         speed=speed_text(d.interval.ratio, lang))
-    return f"**{word(lang, 'drift_worked')}.** {worked_text(worked, lang)}"
+    last = 0 if 10 <= k % 100 <= 20 else k % 10  # 1st, 2nd, 3rd, 11th, 21st
+    kth = word(lang, f"ordinal_{last if last in (1, 2, 3) else 'n'}", k=k)
+    steps = word(lang, "drift_worked_steps", **figures, kth=kth)
+    verdict = word(lang, f"drift_worked_{d.verdict}", **figures)
+    return f"**{word(lang, 'drift_worked')}.** {steps}{verdict}"
 
 
 def _device(items: list[Drift], labels: Mapping[str, str], lang: str, *, chart: bool,
@@ -187,10 +234,14 @@ def _device(items: list[Drift], labels: Mapping[str, str], lang: str, *, chart: 
             base=cell(builds[0]), others=listed([cell(b) for b in builds[1:]], lang)))
     counts: Counter[str] = Counter(d.verdict for d in shown)
     if counts:
-        summary = ", ".join(verdict_count(v, counts[v], lang) for v in _ORDER if counts[v])
+        summary = ", ".join(f"{counts[v]} {word(lang, f'drift_{_form(counts[v])}_{v}')}"
+                            for v in _ORDER if counts[v])
         sentences.append(f"{word(lang, 'drift_summary')}: {summary}")
     collapsed: Counter[str] = Counter(d.verdict for d in items if d.verdict in _COLLAPSED)
-    sentences += [cell(collapsed_text(kind, v, collapsed[v], builds, lang))
+    # The rows a reviewer need not read one by one, as one count: «73 ejemplos idénticos
+    # en todas las versiones (2.6.0, 2.10.0 y 2.13.0)».
+    sentences += [cell(word(lang, f"drift_collapsed_{kind}_{v}_{_form(collapsed[v])}",
+                            count=collapsed[v], where=listed(builds, lang)))
                   for v in _COLLAPSED if collapsed[v]]
     parts = [f"{head}: " + ". ".join(s[0].upper() + s[1:] for s in sentences) + ".", ""]
     if not shown:

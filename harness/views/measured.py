@@ -22,7 +22,6 @@ from harness.core.types import DEVICE_TYPES, Environment, TrialExpectation, Tria
 from harness.records.provenance import grade_text
 from harness.records.store import DeviceRecord, Records, format_rows
 from harness.sources.trials import shape_text, spec_sha256
-from harness.text.drift_words import listed
 from harness.text.markdown import cell, code, html_text
 from harness.text.numbers import (
     bytes_text,
@@ -37,14 +36,50 @@ from harness.text.numbers import (
     unbroken,
     unit_name,
 )
-from harness.text.record_words import memory_method_text, peak_source_text
-from harness.text.words import in_lang, word
+from harness.text.words import catalogue, in_lang, listed, word
 from harness.views.charts import Point, Series, line_chart
 from harness.views.html_table import Cell, Row, csv_link, details, html_table
 
 __all__ = ["CSV_ONLY", "SHOWN", "Context", "all_columns", "compact_cells", "compare_versions",
            "csv_row", "device_types_for", "environment_table", "identities", "measurements", "plot",
            "row_environment", "threads_text"]
+
+
+# What a record says about how it was measured is worded by the catalogues from its codes
+# and fields, never by translating the recorder's prose. Records made before the codes
+# hold the recorder's English sentence, mapped exactly to the code it meant; an unknown
+# text stays as recorded (a guessed translation would misstate a measurement).
+#: The sentences recorders wrote before codes, and the code each one meant.
+_BEFORE_CODES = {
+    "VmHWM - VmRSS after malloc_trim(0) and writing 5 to /proc/self/clear_refs (bytes)":
+        "vmhwm-reset",
+    "VmHWM - VmRSS at start; VmHWM not resettable here, may include earlier trials":
+        "vmhwm-since-start",
+    "torch.mps.current_allocated_memory after the run - at reset (no peak counter)":
+        "mps-allocated",
+    "max_memory_allocated - memory_allocated at reset_peak_memory_stats (bytes)":
+        "max-memory-allocated",
+}
+
+
+def memory_method_text(recorded: str, lang: str) -> str:
+    """How a row's peak memory was measured, from the code the recorder wrote."""
+    key = f"memory_method_{_BEFORE_CODES.get(recorded, recorded)}"
+    return word(lang, key) if key in catalogue(lang) else recorded
+
+
+def peak_source_text(env: Environment, lang: str) -> str:
+    """Where a record's theoretical peak comes from ("" when the peak rule refuses it)."""
+    if peak_gaps(env) or not env.peak:
+        return ""
+    if env.device_key.split("-", 1)[0] == "cpu":
+        flops = ", ".join(f"{d} {v / env.max_clock_hz:g}" for d, v in sorted(env.peak.items()))
+        return word(lang, "peak_source_cpu", flops=flops)
+    text = word(lang, "peak_source_datasheet", device=env.device_name)
+    precision = str(env.extra.get("float32_matmul_precision", "highest"))
+    if precision != "highest":  # TF32: the recorder dropped the float32 peak
+        text += word(lang, "peak_source_tf32", precision=precision)
+    return text
 
 
 @dataclass(kw_only=True)
@@ -327,7 +362,7 @@ def _table(context: Context, specs: list[TrialSpec], records: list[DeviceRecord]
             cells = [Cell(html=f"<em>{word(lang, 'missing')}</em>"),
                      *(Cell(html="—", numeric=True) for _ in range(3)), Cell(html="—")]
             if row is not None:
-                cells = compact_cells(row, spec, record.environment_of(row.run_id), lang,
+                cells = compact_cells(row, spec, record.environments[row.run_id], lang,
                                       stale=context.is_stale(row))
             failing = row is not None and row.failed and row.dtype != spec.reference_dtype
             entries.append((spec, record, cells, failing))
@@ -423,8 +458,8 @@ def _ratio(context: Context, row: TrialRow, base: TrialRow, record: DeviceRecord
             return "reason_quality"
         if context.is_stale(one):
             return "stale"
-    if (record.environment_of(row.run_id).device_name
-            != first.environment_of(base.run_id).device_name):
+    if (record.environments[row.run_id].device_name
+            != first.environments[base.run_id].device_name):
         return "reason_other_device"
     assert row.latency and base.latency
     return row.latency / base.latency
@@ -537,7 +572,7 @@ def _record(context: Context, group: str, record: DeviceRecord) -> str:
         return ""
     values = []
     for row in rows:
-        spec, run = context.specs[row.trial], record.environment_of(row.run_id)
+        spec, run = context.specs[row.trial], record.environments[row.run_id]
         texts = {n: html_text(_text(row, n, spec, run, lang)) for n in SHOWN}
         values.append({n: unbroken(t) if n not in _WRAPPING and any(c.isdigit() for c in t)
                        else t for n, t in texts.items()})
@@ -746,7 +781,7 @@ def _environment_fields(record: DeviceRecord, lang: str) -> dict[str, str]:
     shows (rows, control rows, observations) once."""
     ids = dict.fromkeys([*(r.run_id for r in [*record.rows, *record.control_rows]),
                          *(o.run_id for o in record.observations)])
-    runs = [record.environment_of(i) for i in ids] or [record.environment]
+    runs = [record.environments[i] for i in ids] or [record.environment]
     env = record.environment
     days = sorted({e.date[:10] for e in record.environments.values() if e.date})
 

@@ -133,7 +133,7 @@ def test_environment_is_written_per_run_and_loads(recorded) -> None:
     assert all(len(row.samples_s) == row.repeats for row in item.rows if row.latency)
     for row in item.rows:
         if row.latency:
-            cpu = item.environment_of(row.run_id).extra["thread_cpu_s"][row.trial]
+            cpu = item.environments[row.run_id].extra["thread_cpu_s"][row.trial]
             assert len(cpu) == len(row.samples_s) == 2 * 3
 
 

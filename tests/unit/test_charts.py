@@ -13,7 +13,6 @@ from harness.views.charts import (
     GREY,
     PALETTE,
     IntervalRow,
-    IntervalText,
     Point,
     Series,
     interval_chart,
@@ -133,13 +132,13 @@ def test_a_line_chart_puts_marks_on_log_axes_and_its_text_in_html_only() -> None
 
 
 def test_an_interval_chart_draws_each_rows_own_band_and_a_symmetric_log_axis() -> None:
-    text = IntervalText(title="t", description=HOSTILE, axis="cociente", faster="← más rápido",
-                        slower="más lento →", caption="c")
     rows = [IntervalRow(label=HOSTILE, ratio=2.0, low=1.9, high=2.1, band=(1 / 1.1, 1.1),
                         verdict="changed", note=HOSTILE),
             IntervalRow(label="b", ratio=0.5, low=0.45, high=0.55, band=None,
                         verdict="no-measurable-difference")]
-    html = interval_chart(rows, text=text, lang="es", element_id="d")
+    html = interval_chart(rows, title="t", description=HOSTILE, axis="cociente",
+                          faster="← más rápido", slower="más lento →", caption="c", lang="es",
+                          element_id="d")
     assert "<img" not in html and "\n" not in html
     one = float(re.search(r'harness-one" style="--x:([\d.]+)%', html)[1])  # type: ignore[index]
     slow, fast = (float(x) for x in re.findall(r'harness-dot[^"]*" style="--x:([\d.]+)%', html))

@@ -43,7 +43,7 @@ from harness.records.drift_stats import (
 )
 from harness.records.store import DeviceRecord, Records, SetPaths, load_all
 from harness.sources.trials import Method, load_method
-from harness.views.drift import drift_markdown
+from harness.views.drift import detail, drift_markdown
 
 METHOD = load_method()
 RUNS, BLOCKS = METHOD.runs, METHOD.blocks
@@ -241,7 +241,7 @@ def test_a_tight_2x_change_outside_its_control_is_changed() -> None:
                    record("2.14", times=other)])
     assert found.verdict == "changed" and found.clock == "cpu" and found.runs == (5, 5)
     assert found.interval is not None and 1.85 < found.interval.low <= found.interval.high < 2.15
-    assert "en tiempo de CPU" in found.detail_in("es")
+    assert "en tiempo de CPU" in detail(found, "es")
     # The same 2× on a device whose windows drift apart by 40 %: no longer told apart.
     assert drift([record("2.13", times=base, control=samples(1e-3, 0.01, seed=3)),
                   record("2.14", times=other)], window=0.4).verdict == "inconclusive"
@@ -254,7 +254,7 @@ def test_without_a_control_nothing_reads_changed() -> None:
     base, other = samples(1e-3, 0.01, seed=1), samples(2e-3, 0.01, seed=2)
     found = drift([record("2.13", times=base), record("2.14", times=other)])
     assert found.verdict == "inconclusive" and found.floor is None
-    assert "sin control" in found.detail_in("es")
+    assert "sin control" in detail(found, "es")
 
 
 def test_each_trial_takes_its_own_noise_floor() -> None:
@@ -273,8 +273,8 @@ def test_no_measurable_difference_needs_the_equivalence_test() -> None:
     base = samples(1e-3, 0.005, seed=1)
     same = drift([record("2.13", times=base, control=base),
                   record("2.14", times=samples(1.005e-3, 0.005, seed=2))])
-    assert same.verdict == "no-measurable-difference", same.detail_in("es")
-    assert "dentro de ±5 %" in same.detail_in("es")
+    assert same.verdict == "no-measurable-difference", detail(same, "es")
+    assert "dentro de ±5 %" in detail(same, "es")
     # A wide spread: the interval includes 1 but also reaches past ±5 %: «no concluyente».
     wide = drift([record("2.13", times=samples(1e-3, 0.3, seed=1), control=base),
                   record("2.14", times=samples(1e-3, 0.3, seed=5))])
@@ -292,7 +292,7 @@ def test_below_the_needed_runs_a_2x_difference_is_inconclusive() -> None:
                    record("2.14", times=other, runs=1)])
     assert found.verdict == "inconclusive" and found.runs == (1, 1) and found.needed == 5
     assert "ejecuciones por versión: 1 (2.13) y 1 (2.14); un veredicto necesita 5; suelo " \
-        "de ruido del control: 1,00" in found.detail_in("es")
+        "de ruido del control: 1,00" in detail(found, "es")
     assert timing_verdict((1e-3,), [(2e-3,)], floor=1.0, margin=0.05,
                           window=0.0)[0] == "inconclusive"
 

@@ -22,7 +22,7 @@ from harness.records.drift_stats import runs_needed, timing_verdict
 from harness.sources.trials import load_trials
 from harness.text.numbers import ratio_texts
 from harness.text.words import catalogue
-from harness.views.drift import drift_markdown, trial_labels
+from harness.views.drift import detail, drift_markdown, trial_labels
 
 BUILDS = ("2.13.0+cpu", "2.14.1+cu130")
 #: Words both editions write: names of things, and Spanish words that are English too.
@@ -123,7 +123,7 @@ def test_the_spanish_report_holds_no_english_detail() -> None:
         without_builds = re.sub(r"\d+\.\d+\.\d+(\+\w+)?", "", spanish)
         assert not re.findall(r"\d\.\d", without_builds), "a decimal point on the Spanish page"
         for d in report:
-            english_detail = d.detail_in("en")
+            english_detail = detail(d, "en")
             assert not english_detail or english_detail not in spanish
 
 

@@ -231,7 +231,7 @@ def test_site_tables_read_the_records_that_made_their_figures() -> None:
     assert len(with_rows) >= 2
     assert f"torch {with_rows[0].torch_build} (" in versions  # the caption's base
     assert "ensayos comparables" in versions
-    shown = {records.items[i].environment_of(x.run_id).device_name
+    shown = {records.items[i].environments[x.run_id].device_name
              for i in range(len(records.items))
              for x in [*records.items[i].rows, *records.items[i].observations]}
     table, _ = render("environment", {}, records, site_specs)

@@ -173,7 +173,7 @@ def test_committed_cpu_records_show_peak_unknown_and_the_gpu_keeps_its_fraction(
         for row in record.rows:
             if row.throughput_unit != "FLOP/s" or row.error:
                 continue
-            env = record.environment_of(row.run_id)
+            env = record.environments[row.run_id]
             cell = compact_cells(row, spec, env, "es", stale=False)[2].html
             if record.device_type == "cpu":
                 assert cell == "pico desconocido", (record.torch_build, row.trial, cell)
