@@ -55,6 +55,10 @@ class _Page:
     blocking: bool = False  # an earlier step's problem the notebooks and build would repeat
     contradicted: bool = False  # a record contradicts one of the page's expectations
 
+    @property
+    def shown(self) -> Path:
+        return Path("docs") / f"{self.slug}.md"
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     add_root_option(parser)
@@ -82,8 +86,7 @@ def _sources(page: _Page) -> Outcome:
     except HarnessError as exc:
         page.sources_failed = page.blocking = True
         return Outcome(problems=[str(exc)])
-    shown = Path("docs") / f"{page.slug}.md"
-    found = [p for p in check_project(page.project) if shown in p.pages or not p.pages]
+    found = [p for p in check_project(page.project) if page.shown in p.pages or not p.pages]
     page.sources_failed = any(not p.twin for p in found)
     page.blocking = bool(found)
     return Outcome(problems=[p.message for p in found])
@@ -146,7 +149,7 @@ def _examples(page: _Page) -> Outcome:
     if page.contradicted:  # one mistake, one message: the example would fail on it too
         return Outcome(skipped="a recorded value contradicts an expectation (above); the "
                                "example would report the same mistake")
-    return _pytest(page, "--tb=short", f"docs/{page.slug}.md")
+    return _pytest(page, "--tb=short", str(page.shown))
 
 
 def _notebooks(page: _Page) -> Outcome:
