@@ -38,7 +38,13 @@ def _axe(tab: Any, *, impacts: tuple[str, ...] = SEVERE) -> list[dict[str, Any]]
     """The page's violations of ``impacts``, one entry per (rule, node)."""
     if not tab.evaluate("typeof window.axe !== 'undefined'"):
         tab.add_script_tag(path=str(AXE))
+    # A control still fading in (Material's «back to top» after a scroll, colours after a
+    # palette switch) has a contrast of its own for a few frames: wait for every finite
+    # animation and transition, so what axe measures is what the reader is left with.
     found = tab.evaluate("""async () => {
+        await Promise.all(document.getAnimations()
+            .filter(a => a.effect && a.effect.getComputedTiming().endTime !== Infinity)
+            .map(a => a.finished.catch(() => null)));
         const result = await axe.run(document, {resultTypes: ['violations']});
         return result.violations.flatMap(v => v.nodes.map(n => ({
             rule: v.id, impact: n.impact || v.impact, help: v.help,
