@@ -1,7 +1,8 @@
 """The docs build against its two floors, side by side, in CPU seconds.
 
     python benchmarks/bench_build.py             # 4 articles and 64, 5 and 3 pairs
-    python benchmarks/bench_build.py --quick     # 4 articles, 1 pair, no warm-up (smoke test)
+    python benchmarks/bench_build.py --quick     # 4 articles, 1 pair, no warm-up
+    python benchmarks/bench_build.py --quick --articles 7   # the suite's smoke run
     python benchmarks/bench_build.py --articles 4,16 --pairs 3
 
 Each build is ``mkdocs build --strict`` in a fresh process, measured in CPU seconds
@@ -184,13 +185,15 @@ def report(articles: int, found: dict[str, list[tuple[float, float]]]) -> list[s
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true",
-                        help=f"{len(ARTICLES)} articles, 1 pair each, no warm-up (a smoke run)")
-    parser.add_argument("--articles", default=f"{len(ARTICLES)},64",
+                        help="1 pair each, no warm-up, at today's size unless --articles "
+                             "(a smoke run)")
+    parser.add_argument("--articles",
                         help="comma-separated site sizes in articles (default: today's and 64)")
     parser.add_argument("--pairs", type=int, default=0,
                         help="pairs per comparison (default 5 at today's size, 3 above)")
     options = parser.parse_args()
-    sizes = [len(ARTICLES)] if options.quick else [int(n) for n in options.articles.split(",")]
+    default = [len(ARTICLES)] if options.quick else [len(ARTICLES), 64]
+    sizes = [int(n) for n in options.articles.split(",")] if options.articles else default
     over = []
     with tempfile.TemporaryDirectory(prefix="bench-build-") as scratch:
         for articles in sizes:

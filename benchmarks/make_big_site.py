@@ -52,14 +52,23 @@ def _renamed(text: str, slug: str, new: str) -> str:
     return re.sub(rf"(?<![\w-]){re.escape(slug)}(?=[/.])", new, text)
 
 
-def _copy_article(root: Path, slug: str, new: str) -> None:
+def article_pages(docs: Path, slug: str) -> list[Path]:
+    """The article's pages in both languages: ``<slug>.md`` and its companions
+    (``<slug>-registros.md`` and the like), which include the article's snippets. A copy
+    without a companion leaves its snippets unincluded, and the strict build refuses it."""
+    return sorted(p for p in docs.glob(f"{slug}*.md")
+                  if p.name in (f"{slug}.md", f"{slug}.en.md")
+                  or f'"{slug}/' in p.read_text(encoding="utf-8"))
+
+
+def _copy_article(root: Path, slug: str, new: str) -> list[tuple[str, str]]:
+    """Copies ``slug`` under ``new``; returns its Spanish pages' (old stem, new name)."""
     docs = root / "docs"
-    for page in (f"{slug}.md", f"{slug}.en.md"):
-        source = docs / page
-        if source.exists():
-            target = docs / page.replace(slug, new, 1)
-            target.write_text(_renamed(source.read_text(encoding="utf-8"), slug, new),
-                              encoding="utf-8")
+    pages = article_pages(docs, slug)
+    for source in pages:
+        target = docs / source.name.replace(slug, new, 1)
+        target.write_text(_renamed(source.read_text(encoding="utf-8"), slug, new),
+                          encoding="utf-8")
     for notebook in (docs / "cuadernos").glob(f"{slug}.*ipynb"):
         target = notebook.with_name(notebook.name.replace(slug, new, 1))
         target.write_text(_renamed(notebook.read_text(encoding="utf-8"), slug, new),
@@ -68,6 +77,8 @@ def _copy_article(root: Path, slug: str, new: str) -> None:
                     ignore=shutil.ignore_patterns("__pycache__"))
     for examples in (root / "results").glob("*/*.examples.jsonl"):
         _record_copies(examples, slug, new)
+    return [(p.stem, p.name.replace(slug, new, 1)) for p in pages
+            if not p.name.endswith(".en.md")]
 
 
 def _record_copies(examples: Path, slug: str, new: str) -> None:
@@ -103,8 +114,8 @@ def make_big_site(target: Path, *, articles: int) -> Path:
         copy += 1
         for slug in ARTICLES[: articles - len(ARTICLES) * (copy - 1)]:
             new = f"{slug}-{copy}"
-            _copy_article(target, slug, new)
-            nav.append(f'  - "{slug} ({copy})": {new}.md\n')
+            nav += [f'  - "{stem} ({copy})": {page}\n'
+                    for stem, page in _copy_article(target, slug, new)]
             nav += [f'  - "{n.stem} ({copy})": cuadernos/{n.name}\n'
                     for n in sorted((target / "docs" / "cuadernos").glob(f"{new}.ipynb"))]
     # nav is the last key of mkdocs.yml: its list goes on with the copies.
