@@ -199,14 +199,16 @@ def _heading(expectations: list[Expectation], columns: list[DeviceRecord],
              states: dict[str, list[str]], stale: dict[str, list[tuple[str, str]]],
              lang: str) -> tuple[str, str]:
     """(admonition kind, one-line verdict)."""
-    every = [s for values in states.values() for s in values]
+
+    def named(state: str) -> list[str]:  # the expectations in ``state`` in some column
+        return sorted({expectations[i].name for values in states.values()
+                       for i, s in enumerate(values) if s == state})
+
     if stale:
         return "warning", word(lang, "verdict_stale")
     if not columns:
         return "warning", f"{word(lang, 'verdict_none')} ({word(lang, 'missing')})"
-    failed = sorted({expectations[i].name for values in states.values()
-                     for i, s in enumerate(values) if s == "failed"})
-    if failed:
+    if failed := named("failed"):
         failing = [r for r in columns if "failed" in states[_label(r)]]
         holding = [r for r in columns if all(s == "held" for s in states[_label(r)])]
         where = f" · torch {_builds(failing, lang)}"
@@ -215,11 +217,9 @@ def _heading(expectations: list[Expectation], columns: list[DeviceRecord],
         return "failure", f"✗ {word(lang, 'verdict_fail')}: {', '.join(failed)}{where}"
     names = ", ".join(e.name for e in expectations)
     builds = _builds(columns, lang)
-    if "known" in every:
-        known = sorted({expectations[i].name for values in states.values()
-                        for i, s in enumerate(values) if s == "known"})
+    if known := named("known"):
         return "warning", f"⚠ {word(lang, 'verdict_known')}: {', '.join(known)} · {builds}"
-    if "missing" in every:
+    if named("missing"):
         return "warning", f"{word(lang, 'verdict_none')}: {names}"
     # In plain words: torch releases and device kinds; builds and processors are folded.
     versions = sorted({".".join(r.torch_build.split("+")[0].split(".")[:2]) for r in columns},
