@@ -140,10 +140,9 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
         # An expectation's text is data: escaped, never Markdown or HTML of its own.
         body.append(f"- {code(e.name)}: {cell(text)}{note}")
     body.append("")
-    held = [label for label, s in states.items() if all(x == "held" for x in s)]
+    holding = [r for r in columns if all(s == "held" for s in states[_label(r)])]
     if columns:
-        holding = [r for r in columns if _label(r) in held]
-        listed = ", ".join(cell(h) for h in held) or word(lang, "none")
+        listed = ", ".join(cell(_label(r)) for r in holding) or word(lang, "none")
         if len(holding) >= 3:  # a range first, then each build
             listed = f"{cell('torch ' + _builds(holding, lang))} ({listed})"
         body.append(f"{word(lang, 'held_everywhere')}: {listed}.")
@@ -172,7 +171,7 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
         body.append(word(lang, "no_output"))
     if stale:
         body += ["", f"**{word(lang, 'stale_note')}**"]
-    kind, title = _heading(expectations, columns, states, stale, lang)
+    kind, title = _heading(expectations, columns, holding, states, stale, lang)
     more = "\n".join(body)
     inner = (f"{table}\n"
              f'<details class="note harness-provenance" markdown="1">\n'
@@ -196,8 +195,8 @@ def _builds(records: list[DeviceRecord], lang: str) -> str:
 
 
 def _heading(expectations: list[Expectation], columns: list[DeviceRecord],
-             states: dict[str, list[str]], stale: dict[str, list[tuple[str, str]]],
-             lang: str) -> tuple[str, str]:
+             holding: list[DeviceRecord], states: dict[str, list[str]],
+             stale: dict[str, list[tuple[str, str]]], lang: str) -> tuple[str, str]:
     """(admonition kind, one-line verdict)."""
 
     def named(state: str) -> list[str]:  # the expectations in ``state`` in some column
@@ -210,7 +209,6 @@ def _heading(expectations: list[Expectation], columns: list[DeviceRecord],
         return "warning", f"{word(lang, 'verdict_none')} ({word(lang, 'missing')})"
     if failed := named("failed"):
         failing = [r for r in columns if "failed" in states[_label(r)]]
-        holding = [r for r in columns if all(s == "held" for s in states[_label(r)])]
         where = f" · torch {_builds(failing, lang)}"
         if holding:
             where += f"; {word(lang, 'held_everywhere').lower()} torch {_builds(holding, lang)}"
