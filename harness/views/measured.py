@@ -696,7 +696,7 @@ def plot(context: Context, group: str, y: str, where: str) -> str:
         factor, prefix = si_scale(middle)
         shown = unit_name(units[0], lang)
         unit = f"{prefix}{shown}" if shown == "FLOP/s" or not prefix else f"{prefix} {shown}"
-    y_label = f"{word(lang, y + '_axis')} ({unit})"
+    y_label = f"{word(lang, 'latency_axis' if y == 'latency' else 'throughput_axis')} ({unit})"
     x_label = word(lang, "batch_axis" if x_is_batch else "size_axis")
     title = f"{word(lang, 'plot_short_' + y)} · {group}"
     described = f"{x_label} → {y_label}. " + "; ".join(
