@@ -51,11 +51,9 @@ class Series:
     label: str
     points: list[Point] = field(default_factory=list)
     dash: int = 0  # index into :data:`DASHES` (one per torch build)
-    colour: int = -1  # index into the palette (one per kind of curve); -1: by position
-    failing: bool = False
-    """Every point fails its quality tolerance: grey, dashed, labelled by the caller."""
-    marker: int = -1
-    """Index into the marker shapes; -1: the dash index (one shape per torch build)."""
+    colour: int = 0  # index into the palette (one per kind of curve)
+    marker: int = 0  # index into the marker shapes (one per build and device)
+    failing: bool = False  # every point fails its tolerance: grey, dashed, labelled by the caller
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -77,7 +75,6 @@ class _Style:
     colour: str
     marker: str
     dash: str
-    width: float
 
 
 def series_styles(wanted: list[tuple[int, int, int, bool]]) -> list[_Style]:
@@ -93,7 +90,7 @@ def series_styles(wanted: list[tuple[int, int, int, bool]]) -> list[_Style]:
                  for c in colours for k in range(len(_SHAPES))]
         colour, marker = next((p for p in pairs if p not in taken), pairs[0])
         taken.add((colour, marker))
-        styles.append(_Style(colour=colour, marker=marker, width=1.5 if failing else 2.5,
+        styles.append(_Style(colour=colour, marker=marker,
                              dash="4 3" if failing else DASHES[dash_index % len(DASHES)]))
     return styles
 
@@ -159,8 +156,7 @@ def line_chart(series: list[Series], *, title: str, x_label: str, y_label: str,
     xs, ys = _scale([p.x for p in points]), _scale([p.y for p in points])
     x_ticks = [t for t in x_ticks if 10 ** xs[0] <= t <= 10 ** xs[1]]
     y_ticks = log_ticks(10 ** ys[0], 10 ** ys[1])
-    styles = series_styles([(i if s.colour < 0 else s.colour, s.dash if s.marker < 0
-                             else s.marker, s.dash, s.failing) for i, s in enumerate(series)])
+    styles = series_styles([(s.colour, s.marker, s.dash, s.failing) for s in series])
     grid = "".join([*(f"M{_at(t, xs):.2f} 0V100" for t in x_ticks),
                     *(f"M0 {100 - _at(t, ys):.2f}H100" for t in y_ticks)])
     lines, marks, legend = [], [], []
@@ -187,7 +183,7 @@ def line_chart(series: list[Series], *, title: str, x_label: str, y_label: str,
         legend.append(
             f'<li data-series="{rank}" style="color:{style.colour}"><svg class="harness-key" '
             f'viewBox="0 -6 30 12" aria-hidden="true"><path d="M0 0H30" stroke="{style.colour}" '
-            f'stroke-width="{style.width:g}"{dash}/><g transform="translate(15 0)"'
+            f'stroke-width="{1.5 if one.failing else 2.5:g}"{dash}/><g transform="translate(15 0)"'
             f'{_HOLLOW if one.failing else ""}>{MARKERS[style.marker]}</g></svg>'
             f"<span>{html_text(one.label)}</span></li>")
     y_texts = tick_texts(y_ticks, lang=lang, scale=y_scale)

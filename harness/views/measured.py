@@ -136,11 +136,8 @@ COMPACT_COLUMNS = ("latency_short", "throughput", "peak_short", "memory", "quali
 _FIELDS = ("task", "dtype", "shape", "batch", "threads", "synchronized")
 
 
-def field_text(spec: TrialSpec, row: TrialRow | None, name: str, lang: str, *,
-               caption: bool = False) -> str:
+def field_text(spec: TrialSpec, row: TrialRow | None, name: str, lang: str) -> str:
     """One identifying field of a trial as its pages read it (plain text)."""
-    if name == "shape" and caption:
-        return f"{word(lang, 'shape').lower()} {field_text(spec, row, name, lang)}"
     if name == "task":
         return word(lang, spec.task)
     if name == "shape" and spec.workload.startswith("mlp"):
@@ -179,9 +176,9 @@ def identities(specs: list[TrialSpec], rows: dict[str, TrialRow],
                   for s in specs}
     if len(set(labels.values())) < len(labels) or not all(labels.values()):
         labels = {s.name: s.name for s in specs}
-    first = specs[0] if specs else None
-    caption = [html_text(field_text(first, rows.get(first.name), f, lang, caption=True))
-               for f in _FIELDS if f not in varying] if first else []
+    # In the caption a shape says what it is; a batch and threads already do.
+    caption = [html_text(f"{word(lang, 'shape').lower()} {text}" if f == "shape" else text)
+               for f, text in (values[specs[0].name].items() if specs else ()) if f not in varying]
     shown = {n: html_text(t) for n, t in labels.items()}
     return shown, caption
 
@@ -695,12 +692,11 @@ def plot(context: Context, group: str, y: str, where: str) -> str:
     middle = (min(values) * max(values)) ** 0.5
     if y == "latency":
         factor, unit = latency_scale(middle)
-        y_label = f"{word(lang, 'latency_axis')} ({unit})"
     else:
         factor, prefix = si_scale(middle)
         shown = unit_name(units[0], lang)
         unit = f"{prefix}{shown}" if shown == "FLOP/s" or not prefix else f"{prefix} {shown}"
-        y_label = f"{word(lang, 'throughput_axis')} ({unit})"
+    y_label = f"{word(lang, 'latency_axis' if y == 'latency' else 'throughput_axis')} ({unit})"
     x_label = word(lang, "batch_axis" if x_is_batch else "size_axis")
     title = f"{word(lang, 'plot_short_' + y)} · {group}"
     described = f"{x_label} → {y_label}. " + "; ".join(

@@ -140,10 +140,9 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
         # An expectation's text is data: escaped, never Markdown or HTML of its own.
         body.append(f"- {code(e.name)}: {cell(text)}{note}")
     body.append("")
-    held = [label for label, s in states.items() if all(x == "held" for x in s)]
+    holding = [r for r in columns if all(s == "held" for s in states[_label(r)])]
     if columns:
-        holding = [r for r in columns if _label(r) in held]
-        listed = ", ".join(cell(h) for h in held) or word(lang, "none")
+        listed = ", ".join(cell(_label(r)) for r in holding) or word(lang, "none")
         if len(holding) >= 3:  # a range first, then each build
             listed = f"{cell('torch ' + _builds(holding, lang))} ({listed})"
         body.append(f"{word(lang, 'held_everywhere')}: {listed}.")
@@ -172,7 +171,7 @@ def render_observed(*, snippet: Snippet, expectations: list[Expectation],
         body.append(word(lang, "no_output"))
     if stale:
         body += ["", f"**{word(lang, 'stale_note')}**"]
-    kind, title = _heading(expectations, columns, states, stale, lang)
+    kind, title = _heading(expectations, columns, holding, states, stale, lang)
     more = "\n".join(body)
     inner = (f"{table}\n"
              f'<details class="note harness-provenance" markdown="1">\n'
@@ -196,30 +195,29 @@ def _builds(records: list[DeviceRecord], lang: str) -> str:
 
 
 def _heading(expectations: list[Expectation], columns: list[DeviceRecord],
-             states: dict[str, list[str]], stale: dict[str, list[tuple[str, str]]],
-             lang: str) -> tuple[str, str]:
+             holding: list[DeviceRecord], states: dict[str, list[str]],
+             stale: dict[str, list[tuple[str, str]]], lang: str) -> tuple[str, str]:
     """(admonition kind, one-line verdict)."""
-    every = [s for values in states.values() for s in values]
+
+    def named(state: str) -> list[str]:  # the expectations in ``state`` in some column
+        return sorted({expectations[i].name for values in states.values()
+                       for i, s in enumerate(values) if s == state})
+
     if stale:
         return "warning", word(lang, "verdict_stale")
     if not columns:
         return "warning", f"{word(lang, 'verdict_none')} ({word(lang, 'missing')})"
-    failed = sorted({expectations[i].name for values in states.values()
-                     for i, s in enumerate(values) if s == "failed"})
-    if failed:
+    if failed := named("failed"):
         failing = [r for r in columns if "failed" in states[_label(r)]]
-        holding = [r for r in columns if all(s == "held" for s in states[_label(r)])]
         where = f" · torch {_builds(failing, lang)}"
         if holding:
             where += f"; {word(lang, 'held_everywhere').lower()} torch {_builds(holding, lang)}"
         return "failure", f"✗ {word(lang, 'verdict_fail')}: {', '.join(failed)}{where}"
     names = ", ".join(e.name for e in expectations)
     builds = _builds(columns, lang)
-    if "known" in every:
-        known = sorted({expectations[i].name for values in states.values()
-                        for i, s in enumerate(values) if s == "known"})
+    if known := named("known"):
         return "warning", f"⚠ {word(lang, 'verdict_known')}: {', '.join(known)} · {builds}"
-    if "missing" in every:
+    if named("missing"):
         return "warning", f"{word(lang, 'verdict_none')}: {names}"
     # In plain words: torch releases and device kinds; builds and processors are folded.
     versions = sorted({".".join(r.torch_build.split("+")[0].split(".")[:2]) for r in columns},

@@ -55,19 +55,22 @@ def generated_part(specs: dict[str, TrialSpec], sources: dict[str, str]) -> str:
             f"# [start:workload]\n{sources[workloads.pop()]}\n# [end:workload]\n{_END}")
 
 
-def _split(text: str) -> tuple[int, int]:
+def _regenerated(text: str, specs: dict[str, TrialSpec], sources: dict[str, str]) -> str:
+    """``text`` (medir.py) with its generated part made anew ("" when it has none)."""
     start, end = text.find(_BEGIN), text.find(_END)
-    return start, (end + len(_END) if end >= 0 else -1)
+    if start < 0 or end < 0:
+        return ""
+    return text[:start] + generated_part(specs, sources) + text[end + len(_END):]
 
 
 def script_problem(root: Path, specs: dict[str, TrialSpec], sources: dict[str, str]) -> str:
     """Why medir.py does not match the trials and workloads ("" when it does)."""
     text = read_text(root / SCRIPT, SCRIPT)
-    start, end = _split(text)
-    if start < 0 or end < 0:
+    wanted = _regenerated(text, specs, sources)
+    if not wanted:
         return f"{SCRIPT}:1: no generated part (the lines {_BEGIN.strip()!r} … {_END.strip()!r})"
-    if text[start:end] != generated_part(specs, sources):
-        line = text.count("\n", 0, start) + 1
+    if text != wanted:
+        line = text.count("\n", 0, text.find(_BEGIN)) + 1
         return (f"{SCRIPT}:{line}: its trial table or workload differs from trials/trials.toml "
                 f"and trials/workloads.py; run `python -m harness.views.reader_box`")
     return ""
@@ -124,16 +127,12 @@ def reader_box_html(site: Any, lang: str) -> str:
 
 def main() -> int:
     """Rewrite medir.py's generated part from the trials and workloads."""
-    root = Path(__file__).resolve().parents[2]
-    path = root / SCRIPT
-    text = path.read_text(encoding="utf-8")
-    start, end = _split(text)
-    if start < 0 or end < 0:
+    path = Path(__file__).resolve().parents[2] / SCRIPT
+    wanted = _regenerated(path.read_text(encoding="utf-8"), load_trials(), workload_sources())
+    if not wanted:
         print(f"{SCRIPT}: no generated part to rewrite ({_BEGIN.strip()!r})", file=sys.stderr)
         return 1
-    specs = load_trials()
-    path.write_text(text[:start] + generated_part(specs, workload_sources()) + text[end:],
-                    encoding="utf-8")
+    path.write_text(wanted, encoding="utf-8")
     return 0
 
 

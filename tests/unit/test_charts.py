@@ -98,7 +98,7 @@ class _Text(HTMLParser):
 
 
 def _series() -> list[Series]:
-    return [Series(label=f"float{bits} · torch 2.1{i}.0 {HOSTILE}", colour=b, dash=i,
+    return [Series(label=f"float{bits} · torch 2.1{i}.0 {HOSTILE}", colour=b, dash=i, marker=i,
                    points=[Point(x=n, y=n * bits * (i + 1) * 1e6, note=HOSTILE, hollow=i == 1)
                            for n in (256.0, 1024.0, 4096.0)])
             for b, bits in enumerate((16, 32)) for i in range(2)]
