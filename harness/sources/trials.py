@@ -186,8 +186,12 @@ EXPECT_KEYS: dict[str, str] = {
 }
 
 
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def _is_count(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+    return _is_number(value) and isinstance(value, int) and value >= 1
 
 
 def _unknown(raw: dict[str, Any], keys: dict[str, str], table: str, at: Any) -> None:
@@ -196,7 +200,7 @@ def _unknown(raw: dict[str, Any], keys: dict[str, str], table: str, at: Any) -> 
             raise HarnessError(f"{at(key)}: unknown key {key!r} in {table}.{suggest(key, keys)}")
 
 
-def _expectation(raw: Any, where: Location, at: Any) -> TrialExpectation:
+def _expectation(raw: Any, at: Any) -> TrialExpectation:
     """``[trial.expect]``: a claim derived by hand about the trial's latency relative to
     another trial's; not part of the trial's hash, shown beside the measured ratio."""
     if not isinstance(raw, dict):
@@ -208,8 +212,7 @@ def _expectation(raw: Any, where: Location, at: Any) -> TrialExpectation:
             raise HarnessError(f"{at('expect')}: [trial.expect] needs {key!r}: "
                                f"{EXPECT_KEYS[key]}.")
     bad = ("relation" if raw["relation"] not in TRIAL_RELATIONS else
-           "factor" if isinstance(raw["factor"], bool)
-           or not isinstance(raw["factor"], (int, float)) or raw["factor"] <= 0 else
+           "factor" if not _is_number(raw["factor"]) or raw["factor"] <= 0 else
            next((k for k in ("of", "derivation", "derivation_en", "known_failure")
                  if k in raw and not (isinstance(raw[k], str) and raw[k].strip())), ""))
     if bad:
@@ -221,10 +224,9 @@ def _expectation(raw: Any, where: Location, at: Any) -> TrialExpectation:
             f"{at('factor')}: factor = {raw['factor']!r} is above {bound:g} for relation "
             f"{raw['relation']!r}, where the claim stops meaning much; tighten it, or add "
             "factor_reason = \"why\" saying why a latency that far off would still be right")
-    return TrialExpectation(
-        relation=raw["relation"], of=raw["of"], factor=float(raw["factor"]),
-        derivation=raw["derivation"].strip(), derivation_en=raw.get("derivation_en", "").strip(),
-        known_failure=raw.get("known_failure", "").strip(), location=at("expect"))
+    texts = {k: raw.get(k, "").strip() for k in ("derivation", "derivation_en", "known_failure")}
+    return TrialExpectation(relation=raw["relation"], of=raw["of"], factor=float(raw["factor"]),
+                            **texts, location=at("expect"))
 
 
 def _check(raw: dict[str, Any], where: Location, at: Any, names: list[str]) -> TrialSpec:
@@ -249,10 +251,8 @@ def _check(raw: dict[str, Any], where: Location, at: Any, names: list[str]) -> T
     for key in ("batch", "threads"):
         if key in raw and not _is_count(raw[key]):
             raise fail(key, "is not an integer >= 1")
-    if "tolerance" in raw and not (
-        isinstance(raw["tolerance"], (int, float)) and not isinstance(raw["tolerance"], bool)
-        and 0 <= raw["tolerance"] < float("inf")
-    ):
+    if "tolerance" in raw and not (_is_number(raw["tolerance"])
+                                   and 0 <= raw["tolerance"] < float("inf")):
         raise fail("tolerance", "is not a finite non-negative number")
     if "quick" in raw and not isinstance(raw["quick"], bool):
         raise fail("quick", "is not true or false")
@@ -274,14 +274,11 @@ def _check(raw: dict[str, Any], where: Location, at: Any, names: list[str]) -> T
         raise fail("params", "has synchronize that is not true or false (a TOML boolean)")
     if not isinstance(raw["group"], str) or not _NAME.match(raw["group"]):
         raise fail("group", "is not a valid group name")
-    return TrialSpec(
-        name=raw["name"], workload=raw["workload"], task=raw["task"], dtype=raw["dtype"],
-        shape=tuple(shape), batch=raw.get("batch", 1), threads=raw.get("threads", 1),
-        tolerance=float(raw.get("tolerance", 0.0)),
-        reference_dtype=raw.get("reference_dtype", "float64"), group=raw["group"],
-        quick=raw.get("quick", True), devices=tuple(devices), params=dict(params),
-        expect=_expectation(raw["expect"], where, at) if "expect" in raw else None,
-        location=where)
+    # The declared values over TrialSpec's defaults, in the types its hash has always seen.
+    return TrialSpec(**{
+        **raw, "shape": tuple(shape), "devices": tuple(devices), "location": where,
+        "tolerance": float(raw.get("tolerance", 0.0)),
+        "expect": _expectation(raw["expect"], at) if "expect" in raw else None})
 
 
 def _check_references(specs: dict[str, TrialSpec]) -> None:
