@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import jinja2
+from mkdocs.config import base, config_options
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
@@ -27,7 +28,6 @@ from mkdocs.utils.meta import get_data
 from harness.core.errors import HarnessError
 from harness.records.store import load_all
 from harness.records.validate import check_records
-from harness.site.config import HarnessConfig
 from harness.site.page_checks import colab_base, figure_line, rerecord_hint, typed_figures
 from harness.site.site_output import (
     notebook_page,
@@ -49,6 +49,17 @@ if TYPE_CHECKING:  # `mkdocs build` never imports the preview's server
 __all__ = ["HarnessConfig", "HarnessPlugin"]
 
 log = logging.getLogger("mkdocs.plugins.harness")
+
+
+class HarnessConfig(base.Config):  # type: ignore[no-untyped-call]  # mkdocs untyped
+    """The plugin's options in mkdocs.yml, typed as mkdocs-material's plugins keep theirs."""
+
+    results = config_options.Type(str, default="results")
+    """Folder of the records, relative to mkdocs.yml."""
+    trials = config_options.Type(str, default="trials/trials.toml")
+    """The site's measured trials (content, not code), relative to mkdocs.yml."""
+    workloads = config_options.Type(str, default="trials/workloads.py")
+    """The trials' workload functions, relative to mkdocs.yml."""
 
 
 class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]

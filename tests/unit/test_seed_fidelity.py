@@ -26,9 +26,9 @@ def test_every_seed_has_its_page() -> None:
     assert SLUGS, "no seeds under seeds/"
     for slug in SLUGS:
         assert (DOCS / f"{slug}.md").is_file(), f"seeds/{slug}.txt has no docs/{slug}.md"
-    rules = load_rules(SEEDS)
-    pages = {r.page for r in rules.rewrites if r.page}
-    assert rules.rewrites and pages <= set(SLUGS), pages - set(SLUGS)
+    rewrites = load_rules(SEEDS)
+    pages = {r.page for r in rewrites if r.page}
+    assert rewrites and pages <= set(SLUGS), pages - set(SLUGS)
 
 
 @pytest.mark.parametrize("slug", SLUGS)
