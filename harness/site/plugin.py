@@ -72,8 +72,6 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
         self.site: Site | None = None
         self._warned: set[str] = set()
         """Warnings logged by this build: each once, not once per language."""
-        self._sources: dict[str, str] = {}
-        """Per page being rendered, its Markdown file's text (to name a figure's line)."""
         self._notebook_cache = ""
         """mkdocs-jupyter's ``cache_dir`` as configured: each language gets a folder in it."""
         self._post_builds = 0
@@ -154,7 +152,7 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
         # MkDocs hands over the page without its front matter; pad it back with empty
         # lines so every line reported below is the line in the file.
         # (static-i18n rewrites admonition lines but never adds or removes one.)
-        raw = self._sources[page.file.src_uri] = source.read_text(encoding="utf-8")
+        raw = source.read_text(encoding="utf-8")
         body, _ = get_data(raw)
         offset = raw[: len(raw) - len(body)].count("\n")
         try:
@@ -172,9 +170,7 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
         assert self.site is not None, "on_config runs first"
         if _is_notebook(page, config):
             html = notebook_page(html, page, config, colab=self.site.colab)
-            source = Path(page.file.abs_src_path or "").read_text(encoding="utf-8")
-        else:
-            source = self._sources.pop(page.file.src_uri, "")
+        source = Path(page.file.abs_src_path or "").read_text(encoding="utf-8")
         self._warn([self._typed(figure, page, source) for figure in typed_figures(html)])
         return without_marks(html)
 
