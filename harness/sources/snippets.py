@@ -193,10 +193,6 @@ def load_expectations(
     return result, unchecked
 
 
-def _bound(target: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
-
-
 def defined_names(source: str) -> set[str]:
     """Names a snippet binds at module level, also inside if/try/for/with blocks
     (``except ... as e`` is not: Python deletes that name after the block)."""
@@ -209,16 +205,13 @@ def defined_names(source: str) -> set[str]:
             continue
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             names |= {(a.asname or a.name).split(".")[0] for a in node.names}
-        elif isinstance(node, ast.Assign):
-            for target in node.targets:
-                names |= _bound(target)
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
-            names |= _bound(node.target)
-        elif isinstance(node, (ast.For, ast.AsyncFor)):
-            names |= _bound(node.target)
-        elif isinstance(node, (ast.With, ast.AsyncWith)):
-            names |= {n for item in node.items if item.optional_vars
-                      for n in _bound(item.optional_vars)}
+        targets: list[ast.expr] = (
+            node.targets if isinstance(node, ast.Assign) else
+            [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For,
+                                               ast.AsyncFor)) else
+            [i.optional_vars for i in node.items if i.optional_vars]
+            if isinstance(node, (ast.With, ast.AsyncWith)) else [])
+        names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
         for field in ("body", "orelse", "finalbody"):
             pending += getattr(node, field, [])
         pending += [stmt for handler in getattr(node, "handlers", []) for stmt in handler.body]
