@@ -155,10 +155,12 @@ def load_rules(seeds: Path) -> tuple[Rewrite, ...]:
     return tuple(rewrites)
 
 
-def unmarked_additions(slug: str, page: str, seed: str, shown: str,
+def unmarked_additions(slug: str, page: str, seed: str,
                        rules: tuple[Rewrite, ...] = ()) -> list[str]:
-    """The page's rewrites that no longer match ``seed``, then every prose item of ``page``
-    neither in ``seed`` (rewrites applied) nor marked."""
+    """The page's rewrites that no longer match ``seed``, every prose item of ``page``
+    (``docs/<slug>.md``) neither in ``seed`` (rewrites applied) nor marked, then the
+    page's rewrites whose text ``page`` no longer says."""
+    shown = f"docs/{slug}.md"
     reference = _normalise(" ".join(seed.splitlines()))
     problems: list[str] = []
     for rewrite in rules:
@@ -178,7 +180,11 @@ def unmarked_additions(slug: str, page: str, seed: str, shown: str,
             f"{shown}:{item.line}: not in seeds/{slug}.txt and not inside «{MARK}»: "
             f"{words[:70]!r}; put it under !!! info \"{MARK}\" (indented 4 spaces), or restore "
             f"the seed's wording, or list a deliberate rewrite in {REWRITES}")
-    return problems
+    flat = _normalise(" ".join(page.split()))
+    return problems + [
+        f"{REWRITES}:{rewrite.line}: {shown} no longer says {rewrite.text[:60]!r}; "
+        "remove the rewrite, or update its page_text to what the page says"
+        for rewrite in rules if rewrite.page == slug and _normalise(rewrite.text) not in flat]
 
 
 def seed_slugs(root: Path) -> list[str]:
@@ -188,20 +194,11 @@ def seed_slugs(root: Path) -> list[str]:
 
 def seed_problems(root: Path, slug: str) -> list[str]:
     """Every fidelity problem of ``docs/<slug>.md`` (none when it has no seed)."""
-    seeds = root / "seeds"
-    seed, page = seeds / f"{slug}.txt", root / "docs" / f"{slug}.md"
+    seed, page = root / "seeds" / f"{slug}.txt", root / "docs" / f"{slug}.md"
     if not seed.is_file():
         return []
-    shown = f"docs/{slug}.md"
     if not page.is_file():
-        return [f"seeds/{slug}.txt:1: the seed has no page; write {shown}"]
-    rules = load_rules(seeds)
-    text = page.read_text(encoding="utf-8")
-    problems = unmarked_additions(slug, text, seed.read_text(encoding="utf-8"), shown, rules)
-    flat = _normalise(" ".join(text.split()))
-    for rewrite in rules:
-        if rewrite.page == slug and _normalise(rewrite.text) not in flat:
-            problems.append(
-                f"{REWRITES}:{rewrite.line}: {shown} no longer says {rewrite.text[:60]!r}; "
-                "remove the rewrite, or update its page_text to what the page says")
-    return problems
+        return [f"seeds/{slug}.txt:1: the seed has no page; write docs/{slug}.md"]
+    rules = load_rules(root / "seeds")
+    return unmarked_additions(slug, page.read_text(encoding="utf-8"),
+                              seed.read_text(encoding="utf-8"), rules)
