@@ -36,29 +36,25 @@ class Verdict:
     atol: float = 0.0
 
 
-def _shape(value: Any) -> tuple[int, ...]:
-    if isinstance(value, list):
-        inner = {_shape(item) for item in value}
-        if len(inner) > 1:
-            raise ValueError("ragged list")
-        return (len(value),) + (inner.pop() if inner else ())
-    return ()
-
-
-def _flatten(value: Any) -> list[Any]:
-    if isinstance(value, list):
-        return [leaf for item in value for leaf in _flatten(item)]
-    return [value]
+def _leaves(value: Any) -> tuple[tuple[int, ...], list[Any]]:
+    """(shape, leaves in order) of a nested list; ValueError for a ragged one."""
+    if not isinstance(value, list):
+        return (), [value]
+    parts = [_leaves(item) for item in value]
+    inner = {shape for shape, _ in parts}
+    if len(inner) > 1:
+        raise ValueError("ragged list")
+    return (len(value), *(inner.pop() if inner else ())), [x for _, xs in parts for x in xs]
 
 
 def _numbers_close(expected: Any, observed: Any, rtol: float, atol: float) -> str:
     try:
-        want_shape, got_shape = _shape(expected), _shape(observed)
+        (want_shape, wants), (got_shape, gots) = _leaves(expected), _leaves(observed)
     except ValueError:
         return "the expected value is a ragged list"
     if want_shape != got_shape:
         return f"shape differs: expected {list(want_shape)}, observed {list(got_shape)}"
-    for index, (want, got) in enumerate(zip(_flatten(expected), _flatten(observed), strict=True)):
+    for index, (want, got) in enumerate(zip(wants, gots, strict=True)):
         where = f"element {index}: " if want_shape else ""  # nothing for a scalar
         if isinstance(got, bool) or not isinstance(got, (int, float)):
             return f"element {index} is {got!r}, not a number"

@@ -1,2 +1,2 @@
-"""The MkDocs plugin ``harness`` (:mod:`.plugin`, configured by :mod:`.config`) and what
+"""The MkDocs plugin ``harness`` (:mod:`.plugin`) and what
 only it uses: notebook pages, page checks, the built site's post-processing."""

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import jinja2
+from mkdocs.config import base, config_options
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
@@ -27,7 +28,6 @@ from mkdocs.utils.meta import get_data
 from harness.core.errors import HarnessError
 from harness.records.store import load_all
 from harness.records.validate import check_records
-from harness.site.config import HarnessConfig
 from harness.site.page_checks import colab_base, figure_line, rerecord_hint, typed_figures
 from harness.site.site_output import (
     notebook_page,
@@ -51,6 +51,17 @@ __all__ = ["HarnessConfig", "HarnessPlugin"]
 log = logging.getLogger("mkdocs.plugins.harness")
 
 
+class HarnessConfig(base.Config):  # type: ignore[no-untyped-call]  # mkdocs untyped
+    """The plugin's options in mkdocs.yml, typed as mkdocs-material's plugins keep theirs."""
+
+    results = config_options.Type(str, default="results")
+    """Folder of the records, relative to mkdocs.yml."""
+    trials = config_options.Type(str, default="trials/trials.toml")
+    """The site's measured trials (content, not code), relative to mkdocs.yml."""
+    workloads = config_options.Type(str, default="trials/workloads.py")
+    """The trials' workload functions, relative to mkdocs.yml."""
+
+
 class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
     """Adapts the harness's checks and renderers to MkDocs. One instance serves one
     ``mkdocs build``, every language of mkdocs-static-i18n included: records and
@@ -61,8 +72,6 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
         self.site: Site | None = None
         self._warned: set[str] = set()
         """Warnings logged by this build: each once, not once per language."""
-        self._sources: dict[str, str] = {}
-        """Per page being rendered, its Markdown file's text (to name a figure's line)."""
         self._notebook_cache = ""
         """mkdocs-jupyter's ``cache_dir`` as configured: each language gets a folder in it."""
         self._post_builds = 0
@@ -143,7 +152,7 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
         # MkDocs hands over the page without its front matter; pad it back with empty
         # lines so every line reported below is the line in the file.
         # (static-i18n rewrites admonition lines but never adds or removes one.)
-        raw = self._sources[page.file.src_uri] = source.read_text(encoding="utf-8")
+        raw = source.read_text(encoding="utf-8")
         body, _ = get_data(raw)
         offset = raw[: len(raw) - len(body)].count("\n")
         try:
@@ -161,9 +170,7 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
         assert self.site is not None, "on_config runs first"
         if _is_notebook(page, config):
             html = notebook_page(html, page, config, colab=self.site.colab)
-            source = Path(page.file.abs_src_path or "").read_text(encoding="utf-8")
-        else:
-            source = self._sources.pop(page.file.src_uri, "")
+        source = Path(page.file.abs_src_path or "").read_text(encoding="utf-8")
         self._warn([self._typed(figure, page, source) for figure in typed_figures(html)])
         return without_marks(html)
 

@@ -44,33 +44,23 @@ _CLOSE = re.compile(r"</style>\s*", re.I)
 _INDEX = "search/search_index.json"
 
 
-def _style_blocks(html: str) -> list[tuple[int, int, str]]:
-    """(start, end, stylesheet) of each ``<style>`` block, the whitespace after it included."""
-    blocks, position = [], 0
-    while (opening := _OPEN.search(html, position)) is not None:
-        closing = _CLOSE.search(html, opening.end())
-        if closing is None:
-            break
-        blocks.append((opening.start(), closing.end(), html[opening.end():closing.start()]))
-        position = closing.end()
-    return blocks
-
-
 def share_notebook_styles(html: str, page_url: str, site_dir: Path) -> str:
-    """``html`` with its ``<style>`` blocks replaced by a link to one shared stylesheet,
-    written under ``site_dir`` (once per content: its name holds the digest)."""
-    blocks = _style_blocks(html)
-    if not blocks:
+    """``html`` with its ``<style>`` blocks (and the whitespace after each) replaced by a
+    link to one shared stylesheet, written under ``site_dir`` (once per content: its name
+    holds the digest)."""
+    pieces, sheets, position = [], [], 0
+    while ((opening := _OPEN.search(html, position))
+           and (closing := _CLOSE.search(html, opening.end()))):
+        pieces.append(html[position:opening.start()])
+        sheets.append(html[opening.end():closing.start()])
+        position = closing.end()
+    if not sheets:
         return html
-    data = "\n".join(css for _, _, css in blocks).encode("utf-8")
+    data = "\n".join(sheets).encode("utf-8")
     name = f"assets/jupyter/notebook.{hashlib.sha256(data).hexdigest()[:16]}.css"
     target = Path(site_dir) / name
     if not target.exists():
         write_atomically(target, data)
-    pieces, position = [], 0
-    for start, end, _ in blocks:
-        pieces.append(html[position:start])
-        position = end
     link = f'<link rel="stylesheet" href="{get_relative_url(name, page_url)}">\n'
     return pieces[0] + link + "".join(pieces[1:]) + html[position:]
 

@@ -74,29 +74,24 @@ def check_pages(text: str, shown: Path) -> list[str]:
     return problems
 
 
-def _signature(text: str, shown: Path) -> list[tuple[str, int]]:
-    """The page's includes and markers in order, each as (what, its line)."""
-    items = [(i.start, f"include {i.target}", i.location.line) for i in find_includes(text, shown)]
+def _signature(text: str, shown: Path) -> list[tuple[str, int, str | None]]:
+    """The page's includes and markers in order, each as (what, its line, the snippet
+    it names if any)."""
+    items: list[tuple[int, str, int, str | None]] = [
+        (i.start, f"include {i.target}", i.location.line, i.snippet_id)
+        for i in find_includes(text, shown)]
     items += [(m.start, " ".join([f"marker harness:{m.kind}",
                                   *(f'{k}="{v}"' for k, v in sorted(m.args.items()))]),
-               m.location.line)
+               m.location.line, m.args.get("snippet"))
               for m in find_markers(text, shown)]
-    return [(what, line) for _, what, line in sorted(items)]
+    return [item[1:] for item in sorted(items)]
 
 
-_SNIPPET_NAMED = re.compile(
-    r'^include (?P<target>\S+?)(?:\.[A-Za-z0-9]+)?(?::[^ ]*)?$|snippet="(?P<id>[^"]*)"')
-
-
-def _names_unknown_snippet(project: Project, what: str) -> bool:
-    """Whether a signature item names a snippet the checkout does not have."""
-    return any((m["target"] or m["id"]) not in project.snippets
-               for m in _SNIPPET_NAMED.finditer(what))
-
-
-def _which_to_fix(project: Project, spanish: tuple[Path, str], twin: tuple[Path, str]) -> str:
+def _which_to_fix(project: Project, spanish: tuple[Path, str | None],
+                  twin: tuple[Path, str | None]) -> str:
     """The next step for two lines that differ: fix the one naming an unknown snippet."""
-    wrong = [shown for shown, what in (spanish, twin) if _names_unknown_snippet(project, what)]
+    wrong = [shown for shown, snippet in (spanish, twin)
+             if snippet is not None and snippet not in project.snippets]
     if len(wrong) == 1:
         right = twin[0] if wrong[0] == spanish[0] else spanish[0]
         return f"{wrong[0]} names a snippet that does not exist: copy the line of {right} there"
@@ -104,10 +99,10 @@ def _which_to_fix(project: Project, spanish: tuple[Path, str], twin: tuple[Path,
             "names an unknown id on its own) and copy it into the other")
 
 
-def _place(items: list[tuple[str, int]], index: int, shown: Path) -> str:
+def _place(items: list[tuple[str, int, str | None]], index: int, shown: Path) -> str:
     """Where item ``index`` of the Spanish order belongs in the twin ``shown``."""
     if index > 0:
-        what, line = items[index - 1]
+        what, line, _ = items[index - 1]
         return f"after {shown}:{line} (its {what})"
     return f"before {shown}:{items[0][1]} (its {items[0][0]})" if items else f"in {shown}"
 
@@ -123,7 +118,7 @@ def _twin_problems(project: Project, page: Path) -> list[str]:
                 "the notebooks and the strict build need it)"]
     mine = _signature(page.read_text(encoding="utf-8"), shown)
     theirs = _signature(twin.read_text(encoding="utf-8"), shown_twin)
-    matcher = difflib.SequenceMatcher(a=[w for w, _ in mine], b=[w for w, _ in theirs],
+    matcher = difflib.SequenceMatcher(a=[w for w, _, _ in mine], b=[w for w, _, _ in theirs],
                                       autojunk=False)
     problems: list[str] = []
     for op, a0, a1, b0, b1 in matcher.get_opcodes():
@@ -135,7 +130,7 @@ def _twin_problems(project: Project, page: Path) -> list[str]:
                 problems.append(
                     f"{shown}:{mine[a][1]}: has {mine[a][0]}, but {shown_twin}:{theirs[b][1]} has "
                     f"{theirs[b][0]} in its place; "
-                    + _which_to_fix(project, (shown, mine[a][0]), (shown_twin, theirs[b][0])))
+                    + _which_to_fix(project, (shown, mine[a][2]), (shown_twin, theirs[b][2])))
             elif a < a1:
                 problems.append(
                     f"{shown}:{mine[a][1]}: {mine[a][0]} is not in the English twin; put the "

@@ -64,8 +64,5 @@ def page_includes(project: Project, page: Path) -> list[tuple[Include, Snippet]]
 
 def resolve_includes(project: Project, text: str, shown: Path) -> list[tuple[Include, Snippet]]:
     """The includes of a page's ``text``, each resolved or failing with page:line."""
-    found = []
-    for include in find_includes(text, shown):
-        snippet = snippet_for_id(project.snippets, include.snippet_id, f"{include.location}")
-        found.append((include, snippet))
-    return found
+    return [(include, snippet_for_id(project.snippets, include.snippet_id, str(include.location)))
+            for include in find_includes(text, shown)]

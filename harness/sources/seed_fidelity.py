@@ -14,9 +14,11 @@ from pathlib import Path
 
 from harness.core.errors import HarnessError, parse_toml, table_lines
 
-__all__ = ["Rewrite", "Rules", "load_rules", "seed_problems", "seed_slugs", "unmarked_additions"]
+__all__ = ["REWRITES", "Rewrite", "load_rules", "seed_problems", "seed_slugs", "unmarked_additions"]
 
 MARK = "Ampliación"
+#: The deliberate rewrites, as messages name them (the file is always under seeds/).
+REWRITES = "seeds/rewrites.toml"
 
 _ADMONITION = re.compile(
     r'^(?P<indent>[ ]*)(?:!!!|\?\?\?\+?)[ ]+(?P<kind>[\w-]+)(?:[ ]+"(?P<title>[^"]*)")?[ ]*$')
@@ -46,12 +48,6 @@ class Rewrite:
     """The page slug it belongs to; empty: any page whose seed has the text."""
     line: int = 0
     """Its ``[[rewrite]]`` line in ``seeds/rewrites.toml``."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class Rules:
-    rewrites: tuple[Rewrite, ...] = ()
-    shown: str = "seeds/rewrites.toml"
 
 
 def _normalise(text: str) -> str:
@@ -142,38 +138,38 @@ def _prose_items(text: str) -> list[_Item]:
     return items
 
 
-def load_rules(seeds: Path) -> Rules:
+def load_rules(seeds: Path) -> tuple[Rewrite, ...]:
     """``seeds/rewrites.toml`` (no file: no rewrites); a bad entry names its line."""
     path = seeds / "rewrites.toml"
-    shown = f"{seeds.name}/rewrites.toml"
     if not path.is_file():
-        return Rules(shown=shown)
+        return ()
     text = path.read_text(encoding="utf-8")
-    data = parse_toml(text, shown)
+    data = parse_toml(text, REWRITES)
     rewrites: list[Rewrite] = []
     for line, raw in zip(table_lines(text, "rewrite"), data.get("rewrite", []), strict=False):
         if not (isinstance(raw.get("seed"), str) and isinstance(raw.get("page_text"), str)):
-            raise HarnessError(f"{shown}:{line}: a [[rewrite]] needs seed = \"<the seed's text>\" "
-                               "and page_text = \"<what the page says>\"")
+            raise HarnessError(f"{REWRITES}:{line}: a [[rewrite]] needs seed = \"<the seed's "
+                               'text>" and page_text = "<what the page says>"')
         rewrites.append(Rewrite(seed=raw["seed"], text=raw["page_text"],
                                 page=str(raw.get("page", "")), line=line))
-    return Rules(rewrites=tuple(rewrites), shown=shown)
+    return tuple(rewrites)
 
 
-def unmarked_additions(slug: str, page: str, seed: str, shown: str,
-                       rules: Rules | None = None) -> list[str]:
-    """The page's rewrites that no longer match ``seed``, then every prose item of ``page``
-    neither in ``seed`` (rewrites applied) nor marked."""
-    rules = rules or Rules()
+def unmarked_additions(slug: str, page: str, seed: str,
+                       rules: tuple[Rewrite, ...] = ()) -> list[str]:
+    """The page's rewrites that no longer match ``seed``, every prose item of ``page``
+    (``docs/<slug>.md``) neither in ``seed`` (rewrites applied) nor marked, then the
+    page's rewrites whose text ``page`` no longer says."""
+    shown = f"docs/{slug}.md"
     reference = _normalise(" ".join(seed.splitlines()))
     problems: list[str] = []
-    for rewrite in rules.rewrites:
+    for rewrite in rules:
         if rewrite.page not in ("", slug):
             continue
         old = _normalise(rewrite.seed)
         if rewrite.page and old not in reference:
             problems.append(
-                f"{rules.shown}:{rewrite.line}: the rewrite of {rewrite.seed[:60]!r} no longer "
+                f"{REWRITES}:{rewrite.line}: the rewrite of {rewrite.seed[:60]!r} no longer "
                 f"matches seeds/{slug}.txt; remove it, or copy the seed's text into `seed`")
         reference = reference.replace(old, _normalise(rewrite.text))
     for item in _prose_items(page):
@@ -183,8 +179,12 @@ def unmarked_additions(slug: str, page: str, seed: str, shown: str,
         problems.append(
             f"{shown}:{item.line}: not in seeds/{slug}.txt and not inside «{MARK}»: "
             f"{words[:70]!r}; put it under !!! info \"{MARK}\" (indented 4 spaces), or restore "
-            f"the seed's wording, or list a deliberate rewrite in {rules.shown}")
-    return problems
+            f"the seed's wording, or list a deliberate rewrite in {REWRITES}")
+    flat = _normalise(" ".join(page.split()))
+    return problems + [
+        f"{REWRITES}:{rewrite.line}: {shown} no longer says {rewrite.text[:60]!r}; "
+        "remove the rewrite, or update its page_text to what the page says"
+        for rewrite in rules if rewrite.page == slug and _normalise(rewrite.text) not in flat]
 
 
 def seed_slugs(root: Path) -> list[str]:
@@ -194,20 +194,11 @@ def seed_slugs(root: Path) -> list[str]:
 
 def seed_problems(root: Path, slug: str) -> list[str]:
     """Every fidelity problem of ``docs/<slug>.md`` (none when it has no seed)."""
-    seeds = root / "seeds"
-    seed, page = seeds / f"{slug}.txt", root / "docs" / f"{slug}.md"
+    seed, page = root / "seeds" / f"{slug}.txt", root / "docs" / f"{slug}.md"
     if not seed.is_file():
         return []
-    shown = f"docs/{slug}.md"
     if not page.is_file():
-        return [f"seeds/{slug}.txt:1: the seed has no page; write {shown}"]
-    rules = load_rules(seeds)
-    text = page.read_text(encoding="utf-8")
-    problems = unmarked_additions(slug, text, seed.read_text(encoding="utf-8"), shown, rules)
-    flat = _normalise(" ".join(text.split()))
-    for rewrite in rules.rewrites:
-        if rewrite.page == slug and _normalise(rewrite.text) not in flat:
-            problems.append(
-                f"{rules.shown}:{rewrite.line}: {shown} no longer says {rewrite.text[:60]!r}; "
-                "remove the rewrite, or update its page_text to what the page says")
-    return problems
+        return [f"seeds/{slug}.txt:1: the seed has no page; write docs/{slug}.md"]
+    rules = load_rules(root / "seeds")
+    return unmarked_additions(slug, page.read_text(encoding="utf-8"),
+                              seed.read_text(encoding="utf-8"), rules)

@@ -90,18 +90,18 @@ def snippet_for_id(snippets: dict[str, Snippet], snippet_id: str, where: str) ->
         ) from None
 
 
-def _required(raw: dict[str, Any], table: str, keys: dict[str, str], required: tuple[str, ...],
-              where: Location) -> None:
-    """No key outside ``keys``, and each ``required`` key is non-empty text."""
+def _required(raw: dict[str, Any], table: str, keys: dict[str, str], where: Location) -> None:
+    """No key outside ``keys``, and each key whose help says "(required)" is non-empty text."""
     for key in sorted(set(raw) - set(keys))[:1]:
         raise HarnessError(f"{where}: unknown key {key!r} in [[{table}]].{suggest(key, keys)}")
-    for key in required:
-        if not isinstance(raw.get(key), str) or not raw[key].strip():
-            raise HarnessError(f"{where}: [[{table}]] needs {key!r}: {keys[key]}.")
+    for key, help in keys.items():
+        if help.endswith("(required)") and not (isinstance(raw.get(key), str)
+                                                and raw[key].strip()):
+            raise HarnessError(f"{where}: [[{table}]] needs {key!r}: {help}.")
 
 
 def _unchecked(raw: dict[str, Any], page: str, where: Location) -> Unchecked:
-    _required(raw, "unchecked", UNCHECKED_KEYS, ("snippet", "reason"), where)
+    _required(raw, "unchecked", UNCHECKED_KEYS, where)
     return Unchecked(snippet=f"{page}/{raw['snippet']}", reason=raw["reason"].strip(),
                      reason_en=str(raw.get("reason_en", "")).strip(), location=where)
 
@@ -129,7 +129,7 @@ def _check_tolerances(raw: dict[str, Any], where: Location, text: str) -> None:
 
 
 def _expectation(raw: dict[str, Any], page: str, where: Location, text: str = "") -> Expectation:
-    _required(raw, "expect", EXPECT_KEYS, ("snippet", "name", "derivation"), where)
+    _required(raw, "expect", EXPECT_KEYS, where)
     if "none" in raw and not isinstance(raw["none"], bool):
         at = Location(path=where.path, line=key_line(text, where.line, "none"))
         raise HarnessError(f"{at}: 'none' must be true or false (a TOML boolean, without "
@@ -149,12 +149,11 @@ def _expectation(raw: dict[str, Any], page: str, where: Location, text: str = ""
             f"{where}: name {raw['name']!r} is not a Python name with optional attributes "
             "(expected e.g. 'g' or 'x.grad').")
     _check_tolerances(raw, where, text)
-    return Expectation(
-        snippet=f"{page}/{raw['snippet']}", name=raw["name"], value=raw.get("value"),
-        derivation=raw["derivation"].strip(), derivation_en=raw.get("derivation_en", "").strip(),
-        rtol=raw.get("rtol"), atol=raw.get("atol"), raises=raw.get("raises", ""),
-        message=raw.get("message", ""), known_failure=raw.get("known_failure", "").strip(),
-        tolerance_reason=raw.get("tolerance_reason", "").strip(), location=where)
+    # The declared values over Expectation's defaults ("none" is its value None), prose trimmed.
+    texts = {k: raw.get(k, "").strip()
+             for k in ("derivation", "derivation_en", "known_failure", "tolerance_reason")}
+    return Expectation(**{"value": None, **{k: v for k, v in raw.items() if k != "none"},
+                          **texts, "snippet": f"{page}/{raw['snippet']}", "location": where})
 
 
 def load_expectations(
@@ -194,10 +193,6 @@ def load_expectations(
     return result, unchecked
 
 
-def _bound(target: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
-
-
 def defined_names(source: str) -> set[str]:
     """Names a snippet binds at module level, also inside if/try/for/with blocks
     (``except ... as e`` is not: Python deletes that name after the block)."""
@@ -210,16 +205,13 @@ def defined_names(source: str) -> set[str]:
             continue
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             names |= {(a.asname or a.name).split(".")[0] for a in node.names}
-        elif isinstance(node, ast.Assign):
-            for target in node.targets:
-                names |= _bound(target)
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
-            names |= _bound(node.target)
-        elif isinstance(node, (ast.For, ast.AsyncFor)):
-            names |= _bound(node.target)
-        elif isinstance(node, (ast.With, ast.AsyncWith)):
-            names |= {n for item in node.items if item.optional_vars
-                      for n in _bound(item.optional_vars)}
+        targets: list[ast.expr] = (
+            node.targets if isinstance(node, ast.Assign) else
+            [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For,
+                                               ast.AsyncFor)) else
+            [i.optional_vars for i in node.items if i.optional_vars]
+            if isinstance(node, (ast.With, ast.AsyncWith)) else [])
+        names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
         for field in ("body", "orelse", "finalbody"):
             pending += getattr(node, field, [])
         pending += [stmt for handler in getattr(node, "handlers", []) for stmt in handler.body]

@@ -38,7 +38,7 @@ from harness.core.types import (
 
 __all__ = ["EXPECT_KEYS", "FACTOR_BOUNDS", "TRIALS_FILE", "TRIAL_KEYS", "WORKLOADS_FILE",
            "Method", "load_method", "load_trials", "load_workloads", "shape_text",
-           "spec_fields", "spec_sha256", "workload_names", "workload_sources"]
+           "spec_fields", "spec_sha256", "workload_sources"]
 
 HERE = Path(__file__).resolve().parent.parent
 #: The checkout's trials and workloads (the defaults when no configuration names others).
@@ -73,7 +73,6 @@ TRIAL_KEYS: dict[str, str] = {
     "expect": "[trial.expect] table: an analytic claim about its latency (keys: "
               "harness.sources.trials.EXPECT_KEYS)",
 }
-_REQUIRED = ("name", "workload", "task", "dtype", "shape", "group")
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -121,24 +120,15 @@ def shape_text(shape: tuple[int, ...]) -> str:
     return "x".join(str(n) for n in shape) if shape else "scalar"
 
 
-def _workloads(source: str) -> tuple[dict[str, ast.FunctionDef], list[str]]:
-    """The module's functions, and the workloads among them: public, and taking only
-    the keyword-only arguments ``spec`` and ``device``."""
-    functions = {n.name: n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef)}
-    return functions, [name for name, node in functions.items()
-                       if not name.startswith("_") and not node.args.args
-                       and [a.arg for a in node.args.kwonlyargs] == ["spec", "device"]]
-
-
-def workload_names(*, workloads: Path = WORKLOADS_FILE) -> list[str]:
-    """Names a trial's ``workload`` may take, read from the module's text."""
-    return sorted(_workloads(workloads.read_text(encoding="utf-8"))[1])
-
-
 def workload_sources(*, workloads: Path = WORKLOADS_FILE) -> dict[str, str]:
-    """Each workload's source plus that of every module-level function it reaches."""
+    """Each workload (a public function of the module taking only the keyword-only
+    arguments ``spec`` and ``device``: the names a trial's ``workload`` may take), with
+    its source plus that of every module-level function it reaches."""
     source = workloads.read_text(encoding="utf-8")
-    functions, names = _workloads(source)
+    functions = {n.name: n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef)}
+    names = [name for name, node in functions.items()
+             if not name.startswith("_") and not node.args.args
+             and [a.arg for a in node.args.kwonlyargs] == ["spec", "device"]]
     lines = source.splitlines()
     result: dict[str, str] = {}
     for name in names:
@@ -186,30 +176,35 @@ EXPECT_KEYS: dict[str, str] = {
 }
 
 
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def _is_count(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+    return _is_number(value) and isinstance(value, int) and value >= 1
 
 
-def _unknown(raw: dict[str, Any], keys: dict[str, str], table: str, at: Any) -> None:
+def _keys(raw: dict[str, Any], keys: dict[str, str], table: str, at: Any,
+          where: Location) -> None:
+    """No key outside ``keys`` (named at its line); every key whose help says
+    "(required)" given (named at the table's ``where``)."""
     for key in raw:
         if key not in keys:
             raise HarnessError(f"{at(key)}: unknown key {key!r} in {table}.{suggest(key, keys)}")
+    for key, help in keys.items():
+        if help.endswith("(required)") and key not in raw:
+            raise HarnessError(f"{where}: {table} needs {key!r}: {help}.")
 
 
-def _expectation(raw: Any, where: Location, at: Any) -> TrialExpectation:
+def _expectation(raw: Any, at: Any) -> TrialExpectation:
     """``[trial.expect]``: a claim derived by hand about the trial's latency relative to
     another trial's; not part of the trial's hash, shown beside the measured ratio."""
     if not isinstance(raw, dict):
         raise HarnessError(f"{at('expect')}: expect must be a [trial.expect] table; keys: "
                            f"{', '.join(EXPECT_KEYS)}.")
-    _unknown(raw, EXPECT_KEYS, "[trial.expect]", at)
-    for key in ("relation", "of", "factor", "derivation"):
-        if key not in raw:
-            raise HarnessError(f"{at('expect')}: [trial.expect] needs {key!r}: "
-                               f"{EXPECT_KEYS[key]}.")
+    _keys(raw, EXPECT_KEYS, "[trial.expect]", at, at("expect"))
     bad = ("relation" if raw["relation"] not in TRIAL_RELATIONS else
-           "factor" if isinstance(raw["factor"], bool)
-           or not isinstance(raw["factor"], (int, float)) or raw["factor"] <= 0 else
+           "factor" if not _is_number(raw["factor"]) or raw["factor"] <= 0 else
            next((k for k in ("of", "derivation", "derivation_en", "known_failure")
                  if k in raw and not (isinstance(raw[k], str) and raw[k].strip())), ""))
     if bad:
@@ -221,17 +216,13 @@ def _expectation(raw: Any, where: Location, at: Any) -> TrialExpectation:
             f"{at('factor')}: factor = {raw['factor']!r} is above {bound:g} for relation "
             f"{raw['relation']!r}, where the claim stops meaning much; tighten it, or add "
             "factor_reason = \"why\" saying why a latency that far off would still be right")
-    return TrialExpectation(
-        relation=raw["relation"], of=raw["of"], factor=float(raw["factor"]),
-        derivation=raw["derivation"].strip(), derivation_en=raw.get("derivation_en", "").strip(),
-        known_failure=raw.get("known_failure", "").strip(), location=at("expect"))
+    texts = {k: raw.get(k, "").strip() for k in ("derivation", "derivation_en", "known_failure")}
+    return TrialExpectation(relation=raw["relation"], of=raw["of"], factor=float(raw["factor"]),
+                            **texts, location=at("expect"))
 
 
 def _check(raw: dict[str, Any], where: Location, at: Any, names: list[str]) -> TrialSpec:
-    _unknown(raw, TRIAL_KEYS, "[[trial]]", at)
-    for key in _REQUIRED:
-        if key not in raw:
-            raise HarnessError(f"{where}: [[trial]] needs {key!r}: {TRIAL_KEYS[key]}.")
+    _keys(raw, TRIAL_KEYS, "[[trial]]", at, where)
 
     def fail(key: str, why: str) -> HarnessError:
         return HarnessError(f"{at(key)}: {key} = {raw[key]!r} {why}; expected {TRIAL_KEYS[key]}.")
@@ -249,10 +240,8 @@ def _check(raw: dict[str, Any], where: Location, at: Any, names: list[str]) -> T
     for key in ("batch", "threads"):
         if key in raw and not _is_count(raw[key]):
             raise fail(key, "is not an integer >= 1")
-    if "tolerance" in raw and not (
-        isinstance(raw["tolerance"], (int, float)) and not isinstance(raw["tolerance"], bool)
-        and 0 <= raw["tolerance"] < float("inf")
-    ):
+    if "tolerance" in raw and not (_is_number(raw["tolerance"])
+                                   and 0 <= raw["tolerance"] < float("inf")):
         raise fail("tolerance", "is not a finite non-negative number")
     if "quick" in raw and not isinstance(raw["quick"], bool):
         raise fail("quick", "is not true or false")
@@ -274,14 +263,11 @@ def _check(raw: dict[str, Any], where: Location, at: Any, names: list[str]) -> T
         raise fail("params", "has synchronize that is not true or false (a TOML boolean)")
     if not isinstance(raw["group"], str) or not _NAME.match(raw["group"]):
         raise fail("group", "is not a valid group name")
-    return TrialSpec(
-        name=raw["name"], workload=raw["workload"], task=raw["task"], dtype=raw["dtype"],
-        shape=tuple(shape), batch=raw.get("batch", 1), threads=raw.get("threads", 1),
-        tolerance=float(raw.get("tolerance", 0.0)),
-        reference_dtype=raw.get("reference_dtype", "float64"), group=raw["group"],
-        quick=raw.get("quick", True), devices=tuple(devices), params=dict(params),
-        expect=_expectation(raw["expect"], where, at) if "expect" in raw else None,
-        location=where)
+    # The declared values over TrialSpec's defaults, in the types its hash has always seen.
+    return TrialSpec(**{
+        **raw, "shape": tuple(shape), "devices": tuple(devices), "location": where,
+        "tolerance": float(raw.get("tolerance", 0.0)),
+        "expect": _expectation(raw["expect"], at) if "expect" in raw else None})
 
 
 def _check_references(specs: dict[str, TrialSpec]) -> None:
@@ -313,7 +299,7 @@ def load_trials(
             f"{shown}:1: unknown top-level key {sorted(extra)[0]!r}; "
             "only [[trial]] tables and one [method] table are allowed.")
     headers = table_lines(text, "trial")
-    names = workload_names(workloads=workloads)
+    names = list(workload_sources(workloads=workloads))
     specs: dict[str, TrialSpec] = {}
     for index, raw in enumerate(data.get("trial", [])):
         start = headers[index] if index < len(headers) else 1

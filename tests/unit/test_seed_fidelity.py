@@ -26,9 +26,9 @@ def test_every_seed_has_its_page() -> None:
     assert SLUGS, "no seeds under seeds/"
     for slug in SLUGS:
         assert (DOCS / f"{slug}.md").is_file(), f"seeds/{slug}.txt has no docs/{slug}.md"
-    rules = load_rules(SEEDS)
-    pages = {r.page for r in rules.rewrites if r.page}
-    assert rules.rewrites and pages <= set(SLUGS), pages - set(SLUGS)
+    rewrites = load_rules(SEEDS)
+    pages = {r.page for r in rewrites if r.page}
+    assert rewrites and pages <= set(SLUGS), pages - set(SLUGS)
 
 
 @pytest.mark.parametrize("slug", SLUGS)
@@ -56,7 +56,7 @@ SAMPLE_PAGES = {
 
 @pytest.mark.parametrize("case", sorted(SAMPLE_PAGES))
 def test_an_unmarked_addition_is_reported(case: str) -> None:
-    problems = unmarked_additions("sample", SAMPLE_PAGES[case], SAMPLE_SEED, "docs/sample.md")
+    problems = unmarked_additions("sample", SAMPLE_PAGES[case], SAMPLE_SEED)
     assert len(problems) == 1, problems
     assert problems[0].startswith("docs/sample.md:"), problems
 
@@ -69,12 +69,12 @@ def test_marked_additions_code_and_markers_pass() -> None:
         '??? note "Ampliación: detalle"\n\n    ```python\n    print("código")\n    ```\n\n'
         '<!-- harness:observed snippet="x/y" -->\n\n```text\nNada de esto cuenta.\n```\n'
     )
-    assert unmarked_additions("sample", page, SAMPLE_SEED, "docs/sample.md") == []
+    assert unmarked_additions("sample", page, SAMPLE_SEED) == []
 
 
 def test_the_report_names_page_line_and_start() -> None:
     (problem,) = unmarked_additions(
-        "sample", SAMPLE_PAGES["paragraph"], SAMPLE_SEED, "docs/sample.md"
+        "sample", SAMPLE_PAGES["paragraph"], SAMPLE_SEED
     )
     assert problem == (
         "docs/sample.md:5: not in seeds/sample.txt and not inside «Ampliación»: "
@@ -100,7 +100,7 @@ def test_a_rewrite_that_no_longer_matches_names_its_line(tmp_path) -> None:
 
 def test_a_heading_that_says_it_is_added_passes() -> None:
     page = "## Una sección nueva (ampliación)\n\nOtra frase.\n"
-    assert unmarked_additions("sample", page, SAMPLE_SEED, "docs/sample.md") == []
+    assert unmarked_additions("sample", page, SAMPLE_SEED) == []
     # only at the end, in those words: a heading that merely mentions it is reported
     mentions = "## La ampliación de una sección\n\nOtra frase.\n"
-    assert len(unmarked_additions("sample", mentions, SAMPLE_SEED, "docs/sample.md")) == 1
+    assert len(unmarked_additions("sample", mentions, SAMPLE_SEED)) == 1

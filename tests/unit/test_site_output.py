@@ -19,14 +19,23 @@ def _text(block: str) -> str:
     return re.sub(r"^<style\b[^>]*>|</style>\s*$", "", block.strip(), flags=re.I)
 
 
-def test_style_blocks_are_those_of_the_one_regular_expression() -> None:
+def test_shared_styles_are_those_of_the_one_regular_expression(tmp_path: Path) -> None:
     pieces = ["<style", "<STYLE", "<ſtyle", "</style>", "</Style>", "</ſtyle>", ">", "<", " ",
               "\n", "\u2003", "a", "_", "type='x'", "</styl", "<styles>", "\t"]
     rng = random.Random(12)
     for _ in range(20000):
         html = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
-        assert site_output._style_blocks(html) == [
-            (*m.span(), _text(m.group())) for m in STYLE.finditer(html)], html
+        shared = site_output.share_notebook_styles(html, "page/", tmp_path)
+        blocks = list(STYLE.finditer(html))
+        if not blocks:
+            assert shared == html
+            continue
+        link = re.search(r'<link rel="stylesheet" href="\.\./([^"]+)">\n', shared)
+        assert link is not None, html
+        css = "\n".join(_text(m.group()) for m in blocks)
+        assert (tmp_path / link[1]).read_text(encoding="utf-8") == css, html
+        first = blocks[0].start()
+        assert shared == html[:first] + link[0] + STYLE.sub("", html[first:]), html
 
 
 def test_the_split_index_leaves_out_the_excluded_pages_of_each_language(

@@ -18,7 +18,6 @@ from harness.sources.trials import (
     load_trials,
     shape_text,
     spec_sha256,
-    workload_names,
     workload_sources,
 )
 
@@ -60,7 +59,7 @@ def test_quick_subset_is_a_proper_subset_applying_to_cpu() -> None:
 
 
 def test_workloads_found_by_signature() -> None:
-    names = workload_names()
+    names = workload_sources()
     assert {"matmul", "mlp_inference", "mlp_training", "autograd_grad", "autograd_backward"} <= set(
         names
     )
