@@ -34,6 +34,14 @@ _SPAWN_EVENTS = {"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "
 _NETWORK_EVENTS = {"socket.connect", "socket.getaddrinfo", "socket.gethostbyname",
                    "socket.gethostbyaddr", "socket.sendto", "socket.sendmsg"}
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+#: torch's settings a snippet must leave as it found them, and their readers (torch 2.6+).
+_SETTINGS = {"default dtype": "get_default_dtype", "grad mode": "is_grad_enabled",
+             "inference mode": "is_inference_mode_enabled",
+             "anomaly detection": "is_anomaly_enabled",
+             "deterministic algorithms": "are_deterministic_algorithms_enabled",
+             "threads": "get_num_threads",
+             "float32 matmul precision": "get_float32_matmul_precision",
+             "default device": "get_default_device"}
 #: Linux's unshare flags: a network namespace, inside a user namespace when not root.
 _CLONE_NEWNET, _CLONE_NEWUSER = 0x40000000, 0x10000000
 #: Set it (to anything) to make the page behave as if the kernel refused namespaces:
@@ -173,27 +181,17 @@ class _Page:
         readers are taken now: a snippet that replaces one is reported for that, and the
         setting it hid is still read."""
         if self.torch is None and "torch" in sys.modules:
-            torch = self.torch = sys.modules["torch"]
-            self.readers = {
-                "default dtype": torch.get_default_dtype, "grad mode": torch.is_grad_enabled,
-                "inference mode": torch.is_inference_mode_enabled,
-                "anomaly detection": torch.is_anomaly_enabled,
-                "deterministic algorithms": torch.are_deterministic_algorithms_enabled,
-                "threads": torch.get_num_threads,
-                "float32 matmul precision": torch.get_float32_matmul_precision,
-                "default device": getattr(torch, "get_default_device", lambda: "cpu")}
-            self.state, self.identities = self.read_state(), self.read_identities()
+            self.torch = sys.modules["torch"]
+            self.readers = {name: getattr(self.torch, read) for name, read in _SETTINGS.items()}
+            self.state, self.identities = self.torch_now()
 
-    def read_state(self) -> dict[str, str]:
-        return {name: str(read()) for name, read in self.readers.items()}
-
-    def read_identities(self) -> dict[str, object]:
-        """Every torch function and ``torch.Tensor`` attribute."""
+    def torch_now(self) -> tuple[dict[str, str], dict[str, object]]:
+        """torch's settings, and every torch function and ``torch.Tensor`` attribute."""
         torch = self.torch
         found = {f"torch.{name}": value for name, value in vars(torch).items()
                  if callable(value) and not isinstance(value, type)}
         found.update((f"torch.Tensor.{name}", value) for name, value in vars(torch.Tensor).items())
-        return found
+        return {name: str(read()) for name, read in self.readers.items()}, found
 
     def changed(self) -> dict[str, tuple[str, str]]:
         """What the snippet just run changed in torch: settings (before, after), and the
@@ -202,7 +200,7 @@ class _Page:
         it left."""
         if self.torch is None:
             return {}
-        state, identities = self.read_state(), self.read_identities()
+        state, identities = self.torch_now()
         changed = {name: (before, state[name]) for name, before in self.state.items()
                    if state.get(name) != before}
         changed.update(
