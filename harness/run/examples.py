@@ -85,8 +85,6 @@ class PageSession:
     project: Project
     page: Path
     timeout: float
-    network: str = ""
-    """Why the page's network stayed open ("" when it was closed)."""
     _outcomes: dict[int, Outcome] | None = None
 
     def _run(self) -> dict[int, Outcome]:
@@ -99,9 +97,8 @@ class PageSession:
                           imported_modules(s.path.read_text(encoding="utf-8"))})
         done = run_page(requests, checkout=self.project.root, timeout=self.timeout,
                         imports=imports)
-        self.network = done.network
         outcomes, leaked = {}, ""
-        for (include, snippet), outcome in zip(includes, done.outcomes, strict=True):
+        for (include, snippet), outcome in zip(includes, done, strict=True):
             shown = self.project.shown(snippet.path)
             if leaked:  # what it did itself is still said
                 untrusted = f"{shown}: not trusted: it ran after {leaked}"
