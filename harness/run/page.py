@@ -11,6 +11,7 @@ running then (``-1`` while exiting); without a network namespace it refuses conn
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import errno
 import json
@@ -282,16 +283,11 @@ def main() -> None:
     if network and request["network_required"]:
         return
     for name in request["imports"]:
-        try:
+        with contextlib.suppress(Exception):  # the snippet that imports it says why
             __import__(name)
-        except Exception:  # noqa: BLE001, S112 - the snippet that imports it says why
-            continue
     page.watch_torch()
-    stopped = False
-    for index, snippet in enumerate(request["snippets"]):
-        if not page.run(index, snippet):
-            stopped = True
-            break
+    stopped = not all(page.run(index, snippet)
+                      for index, snippet in enumerate(request["snippets"]))
     page.current = -1
     page.send(end=True)
     sys.stdout.flush()

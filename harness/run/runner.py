@@ -113,17 +113,14 @@ class _Reader:
 
     def __init__(self, process: subprocess.Popen[bytes], token: str) -> None:
         assert process.stdout is not None
-        self.process, self.token, self.buffer = process, token, b""
-        self.stream = process.stdout
+        self.process, self.token, self.buffer, self.closed = process, token, b"", False
+        self.fd = process.stdout.fileno()
         self.selector = selectors.DefaultSelector()
-        self.selector.register(self.stream, selectors.EVENT_READ)
-        self.closed = False
+        self.selector.register(self.fd, selectors.EVENT_READ)
 
     def next(self, deadline: float) -> dict[str, Any] | None:
         """The next answer; None at the end of the stream or when ``deadline`` passed."""
-        while b"\n" not in self.buffer:
-            if self.closed:
-                return None
+        while b"\n" not in self.buffer and not self.closed:
             wait = deadline - time.monotonic()
             if wait <= 0:
                 return None
@@ -131,9 +128,11 @@ class _Reader:
                 if self.process.poll() is not None:
                     _kill_group(self.process)  # what it left holds the stream open
                 continue
-            chunk = os.read(self.stream.fileno(), 65536)
+            chunk = os.read(self.fd, 65536)
             self.closed = not chunk
             self.buffer += chunk
+        if b"\n" not in self.buffer:
+            return None
         line, self.buffer = self.buffer.split(b"\n", 1)
         try:
             data: dict[str, Any] = json.loads(line)
