@@ -74,30 +74,27 @@ def observe_name(namespace: dict[str, Any], name: str) -> dict[str, Any]:
     are recognised by duck typing (no torch import), so the YAML examples use it too. An
     unsupported type is kind ``error`` naming the type: the comparison says so."""
     value = resolve(namespace, name)
-    common: dict[str, Any] = {"name": name}
     type_name = type(value).__name__
-    if value is None:
-        return {**common, "kind": "none", "value": None}
-    if isinstance(value, bool):
-        return {**common, "kind": "bool", "value": value}
-    if isinstance(value, (int, float)):
-        return {**common, "kind": "number", "value": value}
-    if isinstance(value, BaseException):
-        return {**common, "kind": "exception", "value": {
-            "type": type_name, "types": [cls.__name__ for cls in type(value).__mro__],
-            "message": str(value)}}
     if type_name == "Tensor":
         plain = value.detach().cpu().tolist()
-        return {**common, "kind": "bool" if isinstance(plain, bool) else "tensor",
+        return {"name": name, "kind": "bool" if isinstance(plain, bool) else "tensor",
                 "value": plain, "dtype": str(value.dtype), "device": str(value.device),
                 "shape": list(value.shape)}
-    if isinstance(value, (list, tuple)):  # torch.Size is a tuple
-        return {**common, "kind": "sequence", "value": _plain(value)}
-    if isinstance(value, str) or type_name in ("dtype", "device"):
-        return {**common, "kind": "text", "value": str(value)}
-    return {**common, "kind": "error", "value": (
-        f"{name!r} is a {type_name}; expected a tensor, number, bool, None, exception, "
-        "list/tuple/torch.Size, str, torch.dtype or torch.device")}
+    if value is None or isinstance(value, (bool, int, float)):
+        kind = "none" if value is None else "bool" if isinstance(value, bool) else "number"
+    elif isinstance(value, BaseException):
+        kind, value = "exception", {"type": type_name,
+                                    "types": [cls.__name__ for cls in type(value).__mro__],
+                                    "message": str(value)}
+    elif isinstance(value, (list, tuple)):  # torch.Size is a tuple
+        kind, value = "sequence", _plain(value)
+    elif isinstance(value, str) or type_name in ("dtype", "device"):
+        kind, value = "text", str(value)
+    else:
+        kind, value = "error", (
+            f"{name!r} is a {type_name}; expected a tensor, number, bool, None, exception, "
+            "list/tuple/torch.Size, str, torch.dtype or torch.device")
+    return {"name": name, "kind": kind, "value": value}
 
 
 def observe(namespace: dict[str, Any], names: list[str]) -> list[dict[str, Any]]:
