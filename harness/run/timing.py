@@ -140,9 +140,8 @@ def bare_loop(spec: TrialSpec, *, device: Any, harness_s: float, calls: int = 50
     clock = "synchronized" if device.type == "cpu" else "events"
     try:
         work = getattr(load_workloads(workloads), spec.workload)(spec=spec, device=device)
-        fixed_calls(work.step, device=device, clock=clock, calls=calls, blocks=1)  # warm-up
         bare = statistics.median(fixed_calls(work.step, device=device, clock=clock,
-                                             calls=calls, blocks=blocks))
+                                             calls=calls, blocks=blocks + 1)[1:])  # 1: warm-up
         del work
     finally:
         torch.set_num_threads(previous)
