@@ -69,8 +69,7 @@ def checked_from(project: Project, snippet: Snippet,
 
 
 def _state_message(shown: Path, snippet_id: str, changed: dict[str, tuple[str, str]]) -> str:
-    listed = "; ".join(f"{k}: {a} → {b}" for k, a, b in
-                       ((k, *v) for k, v in sorted(changed.items())))
+    listed = "; ".join(f"{k}: {a} → {b}" for k, (a, b) in sorted(changed.items()))
     return (f"{shown}: snippet {snippet_id!r} changed torch's global state and left it "
             f"changed ({listed}); restore it before the snippet ends (e.g. a with-block or a "
             "reset at the end), so later examples do not run under it")

@@ -17,6 +17,7 @@ import os
 import secrets
 import selectors
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -78,26 +79,17 @@ def _tree(root: Path) -> Tree:
     """Every file (mtime ns, size, inode) and folder (None) of the checkout, ``.git``
     included, relative to ``root``."""
     found: Tree = {}
-    pending = [str(root)]
-    while pending:
-        folder = pending.pop()
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in entries:
-            relative = os.path.relpath(entry.path, root)
-            if entry.is_dir(follow_symlinks=False):
-                if entry.name not in _NOT_SOURCES and not entry.name.startswith(".venv") \
-                        and not entry.name.endswith(".egg-info"):
-                    found[relative] = None
-                    pending.append(entry.path)
-                continue
+    for folder, folders, files in os.walk(root):
+        folders[:] = [f for f in folders if f not in _NOT_SOURCES
+                      and not f.startswith(".venv") and not f.endswith(".egg-info")]
+        for name in folders + files:
+            path = os.path.join(folder, name)
             try:
-                stat = entry.stat(follow_symlinks=False)
+                info = os.lstat(path)
             except OSError:
                 continue
-            found[relative] = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+            found[os.path.relpath(path, root)] = None if stat.S_ISDIR(info.st_mode) else (
+                info.st_mtime_ns, info.st_size, info.st_ino)
     return found
 
 
