@@ -9,7 +9,6 @@ import ctypes
 import datetime
 import os
 import platform
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -154,8 +153,7 @@ def default_threads() -> int:
 
 
 def _run(command: list[str], cwd: Path | None = None) -> str:
-    if shutil.which(command[0]) is None:
-        return ""
+    """The command's output; "" when it is missing (FileNotFoundError) or fails."""
     try:
         done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.SubprocessError):

@@ -69,8 +69,7 @@ def checked_from(project: Project, snippet: Snippet,
 
 
 def _state_message(shown: Path, snippet_id: str, changed: dict[str, tuple[str, str]]) -> str:
-    listed = "; ".join(f"{k}: {a} → {b}" for k, a, b in
-                       ((k, *v) for k, v in sorted(changed.items())))
+    listed = "; ".join(f"{k}: {a} → {b}" for k, (a, b) in sorted(changed.items()))
     return (f"{shown}: snippet {snippet_id!r} changed torch's global state and left it "
             f"changed ({listed}); restore it before the snippet ends (e.g. a with-block or a "
             "reset at the end), so later examples do not run under it")
@@ -85,8 +84,6 @@ class PageSession:
     project: Project
     page: Path
     timeout: float
-    network: str = ""
-    """Why the page's network stayed open ("" when it was closed)."""
     _outcomes: dict[int, Outcome] | None = None
 
     def _run(self) -> dict[int, Outcome]:
@@ -99,9 +96,8 @@ class PageSession:
                           imported_modules(s.path.read_text(encoding="utf-8"))})
         done = run_page(requests, checkout=self.project.root, timeout=self.timeout,
                         imports=imports)
-        self.network = done.network
         outcomes, leaked = {}, ""
-        for (include, snippet), outcome in zip(includes, done.outcomes, strict=True):
+        for (include, snippet), outcome in zip(includes, done, strict=True):
             shown = self.project.shown(snippet.path)
             if leaked:  # what it did itself is still said
                 untrusted = f"{shown}: not trusted: it ran after {leaked}"

@@ -11,6 +11,7 @@ running then (``-1`` while exiting); without a network namespace it refuses conn
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import errno
 import json
@@ -34,6 +35,14 @@ _SPAWN_EVENTS = {"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "
 _NETWORK_EVENTS = {"socket.connect", "socket.getaddrinfo", "socket.gethostbyname",
                    "socket.gethostbyaddr", "socket.sendto", "socket.sendmsg"}
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+#: torch's settings a snippet must leave as it found them, and their readers (torch 2.6+).
+_SETTINGS = {"default dtype": "get_default_dtype", "grad mode": "is_grad_enabled",
+             "inference mode": "is_inference_mode_enabled",
+             "anomaly detection": "is_anomaly_enabled",
+             "deterministic algorithms": "are_deterministic_algorithms_enabled",
+             "threads": "get_num_threads",
+             "float32 matmul precision": "get_float32_matmul_precision",
+             "default device": "get_default_device"}
 #: Linux's unshare flags: a network namespace, inside a user namespace when not root.
 _CLONE_NEWNET, _CLONE_NEWUSER = 0x40000000, 0x10000000
 #: Set it (to anything) to make the page behave as if the kernel refused namespaces:
@@ -65,30 +74,27 @@ def observe_name(namespace: dict[str, Any], name: str) -> dict[str, Any]:
     are recognised by duck typing (no torch import), so the YAML examples use it too. An
     unsupported type is kind ``error`` naming the type: the comparison says so."""
     value = resolve(namespace, name)
-    common: dict[str, Any] = {"name": name}
     type_name = type(value).__name__
-    if value is None:
-        return {**common, "kind": "none", "value": None}
-    if isinstance(value, bool):
-        return {**common, "kind": "bool", "value": value}
-    if isinstance(value, (int, float)):
-        return {**common, "kind": "number", "value": value}
-    if isinstance(value, BaseException):
-        return {**common, "kind": "exception", "value": {
-            "type": type_name, "types": [cls.__name__ for cls in type(value).__mro__],
-            "message": str(value)}}
     if type_name == "Tensor":
         plain = value.detach().cpu().tolist()
-        return {**common, "kind": "bool" if isinstance(plain, bool) else "tensor",
+        return {"name": name, "kind": "bool" if isinstance(plain, bool) else "tensor",
                 "value": plain, "dtype": str(value.dtype), "device": str(value.device),
                 "shape": list(value.shape)}
-    if isinstance(value, (list, tuple)):  # torch.Size is a tuple
-        return {**common, "kind": "sequence", "value": _plain(value)}
-    if isinstance(value, str) or type_name in ("dtype", "device"):
-        return {**common, "kind": "text", "value": str(value)}
-    return {**common, "kind": "error", "value": (
-        f"{name!r} is a {type_name}; expected a tensor, number, bool, None, exception, "
-        "list/tuple/torch.Size, str, torch.dtype or torch.device")}
+    if value is None or isinstance(value, (bool, int, float)):
+        kind = "none" if value is None else "bool" if isinstance(value, bool) else "number"
+    elif isinstance(value, BaseException):
+        kind, value = "exception", {"type": type_name,
+                                    "types": [cls.__name__ for cls in type(value).__mro__],
+                                    "message": str(value)}
+    elif isinstance(value, (list, tuple)):  # torch.Size is a tuple
+        kind, value = "sequence", _plain(value)
+    elif isinstance(value, str) or type_name in ("dtype", "device"):
+        kind, value = "text", str(value)
+    else:
+        kind, value = "error", (
+            f"{name!r} is a {type_name}; expected a tensor, number, bool, None, exception, "
+            "list/tuple/torch.Size, str, torch.dtype or torch.device")
+    return {"name": name, "kind": kind, "value": value}
 
 
 def observe(namespace: dict[str, Any], names: list[str]) -> list[dict[str, Any]]:
@@ -173,27 +179,17 @@ class _Page:
         readers are taken now: a snippet that replaces one is reported for that, and the
         setting it hid is still read."""
         if self.torch is None and "torch" in sys.modules:
-            torch = self.torch = sys.modules["torch"]
-            self.readers = {
-                "default dtype": torch.get_default_dtype, "grad mode": torch.is_grad_enabled,
-                "inference mode": torch.is_inference_mode_enabled,
-                "anomaly detection": torch.is_anomaly_enabled,
-                "deterministic algorithms": torch.are_deterministic_algorithms_enabled,
-                "threads": torch.get_num_threads,
-                "float32 matmul precision": torch.get_float32_matmul_precision,
-                "default device": getattr(torch, "get_default_device", lambda: "cpu")}
-            self.state, self.identities = self.read_state(), self.read_identities()
+            self.torch = sys.modules["torch"]
+            self.readers = {name: getattr(self.torch, read) for name, read in _SETTINGS.items()}
+            self.state, self.identities = self.torch_now()
 
-    def read_state(self) -> dict[str, str]:
-        return {name: str(read()) for name, read in self.readers.items()}
-
-    def read_identities(self) -> dict[str, object]:
-        """Every torch function and ``torch.Tensor`` attribute."""
+    def torch_now(self) -> tuple[dict[str, str], dict[str, object]]:
+        """torch's settings, and every torch function and ``torch.Tensor`` attribute."""
         torch = self.torch
         found = {f"torch.{name}": value for name, value in vars(torch).items()
                  if callable(value) and not isinstance(value, type)}
         found.update((f"torch.Tensor.{name}", value) for name, value in vars(torch.Tensor).items())
-        return found
+        return {name: str(read()) for name, read in self.readers.items()}, found
 
     def changed(self) -> dict[str, tuple[str, str]]:
         """What the snippet just run changed in torch: settings (before, after), and the
@@ -202,7 +198,7 @@ class _Page:
         it left."""
         if self.torch is None:
             return {}
-        state, identities = self.read_state(), self.read_identities()
+        state, identities = self.torch_now()
         changed = {name: (before, state[name]) for name, before in self.state.items()
                    if state.get(name) != before}
         changed.update(
@@ -284,16 +280,11 @@ def main() -> None:
     if network and request["network_required"]:
         return
     for name in request["imports"]:
-        try:
+        with contextlib.suppress(Exception):  # the snippet that imports it says why
             __import__(name)
-        except Exception:  # noqa: BLE001, S112 - the snippet that imports it says why
-            continue
     page.watch_torch()
-    stopped = False
-    for index, snippet in enumerate(request["snippets"]):
-        if not page.run(index, snippet):
-            stopped = True
-            break
+    stopped = not all(page.run(index, snippet)
+                      for index, snippet in enumerate(request["snippets"]))
     page.current = -1
     page.send(end=True)
     sys.stdout.flush()

@@ -22,7 +22,7 @@ from harness.core.types import Environment
 
 __all__ = ["GPU_SPECS", "MICROARCHITECTURES", "CpuPeak", "Microarchitecture",
            "bounded_fraction", "cpu_id", "cpu_info", "cpu_peak", "gpu_peak", "max_clock",
-           "microarchitecture", "own_cores", "parse_cpuinfo", "peak_for"]
+           "own_cores", "parse_cpuinfo", "peak_for"]
 
 _CPUINFO = Path("/proc/cpuinfo")
 _SYS_CPU = Path("/sys/devices/system/cpu")
@@ -73,19 +73,6 @@ def own_cores(info: dict[str, str]) -> bool:
     return "CPU implementer" in info
 
 
-def microarchitecture(identity: str) -> Microarchitecture | None:
-    """The table's entry for a :func:`cpu_id`, or ``None``."""
-    words = identity.split()
-    if len(words) != 5:
-        return None
-    vendor, first, second = words[0], int(words[2], 0), int(words[4], 0)
-    for entry in MICROARCHITECTURES:
-        if entry.vendor == vendor and entry.family == first and any(
-                low <= second <= high for low, high in entry.models):
-            return entry
-    return None
-
-
 def _read(path: Path) -> str | None:
     try:
         return path.read_text(encoding="utf-8").strip()
@@ -123,14 +110,17 @@ def cpu_peak(*, cpuinfo: str | None = None, sys_cpu: Path = _SYS_CPU) -> CpuPeak
     ``sys_cpu`` default to this machine's ``/proc/cpuinfo`` and ``/sys/devices/system/cpu``."""
     info = parse_cpuinfo(cpuinfo) if cpuinfo is not None else cpu_info()
     identity = cpu_id(info)
-    entry = microarchitecture(identity) if identity else None
+    words = identity.split()  # vendor, family or implementer, model or part
+    entry = next((m for m in MICROARCHITECTURES if words and m.vendor == words[0]
+                  and m.family == int(words[2], 0)
+                  and any(low <= int(words[4], 0) <= high for low, high in m.models)), None)
     clock, clock_source, no_clock = max_clock(sys_cpu)
     found = CpuPeak(source="", cpu_id=identity, microarchitecture=entry.name if entry else "",
                     max_clock_hz=clock, max_clock_source=clock_source)
-    missing = [] if entry else [f"microarchitecture without table ({identity or 'unidentified'})"]
-    missing += [no_clock] if no_clock else []
-    if entry is None or missing:
-        return replace(found, source="no theoretical peak: " + "; ".join(missing))
+    if entry is None or no_clock:
+        table = "" if entry else f"microarchitecture without table ({identity or 'unidentified'})"
+        why = "; ".join(filter(None, (table, no_clock)))
+        return replace(found, source=f"no theoretical peak: {why}")
     peak = {dtype: clock * flop for dtype, flop in entry.flop_per_cycle.items()}
     listed = ", ".join(f"{d} {f:g}" for d, f in sorted(entry.flop_per_cycle.items()))
     source = (f"CPU, per core: {clock / 1e9:.2f} GHz ({clock_source}) × FLOP/cycle {{{listed}}} "

@@ -17,15 +17,17 @@ import os
 import secrets
 import selectors
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
 import time
+from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DEFAULT_TIMEOUT_S", "Outcome", "PageRun", "SnippetRequest", "network_open",
+__all__ = ["DEFAULT_TIMEOUT_S", "Outcome", "SnippetRequest", "network_open",
            "network_required", "run_page"]
 
 #: The backstop per snippet: far beyond any example's time on a busy machine.
@@ -56,14 +58,6 @@ class Outcome:
     """What it left changed in torch: setting or function → (before, after)."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class PageRun:
-    outcomes: list[Outcome]
-    """One per request, in order."""
-    network: str
-    """Why the page's network stayed open ("" when it was closed)."""
-
-
 def network_required() -> bool:
     """Under CI a network guard that cannot be set up fails the run."""
     return os.environ.get("CI", "").lower() in ("true", "1")
@@ -85,26 +79,17 @@ def _tree(root: Path) -> Tree:
     """Every file (mtime ns, size, inode) and folder (None) of the checkout, ``.git``
     included, relative to ``root``."""
     found: Tree = {}
-    pending = [str(root)]
-    while pending:
-        folder = pending.pop()
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in entries:
-            relative = os.path.relpath(entry.path, root)
-            if entry.is_dir(follow_symlinks=False):
-                if entry.name not in _NOT_SOURCES and not entry.name.startswith(".venv") \
-                        and not entry.name.endswith(".egg-info"):
-                    found[relative] = None
-                    pending.append(entry.path)
-                continue
+    for folder, folders, files in os.walk(root):
+        folders[:] = [f for f in folders if f not in _NOT_SOURCES
+                      and not f.startswith(".venv") and not f.endswith(".egg-info")]
+        for name in folders + files:
+            path = os.path.join(folder, name)
             try:
-                stat = entry.stat(follow_symlinks=False)
+                info = os.lstat(path)
             except OSError:
                 continue
-            found[relative] = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+            found[os.path.relpath(path, root)] = None if stat.S_ISDIR(info.st_mode) else (
+                info.st_mtime_ns, info.st_size, info.st_ino)
     return found
 
 
@@ -120,17 +105,14 @@ class _Reader:
 
     def __init__(self, process: subprocess.Popen[bytes], token: str) -> None:
         assert process.stdout is not None
-        self.process, self.token, self.buffer = process, token, b""
-        self.stream = process.stdout
+        self.process, self.token, self.buffer, self.closed = process, token, b"", False
+        self.fd = process.stdout.fileno()
         self.selector = selectors.DefaultSelector()
-        self.selector.register(self.stream, selectors.EVENT_READ)
-        self.closed = False
+        self.selector.register(self.fd, selectors.EVENT_READ)
 
     def next(self, deadline: float) -> dict[str, Any] | None:
         """The next answer; None at the end of the stream or when ``deadline`` passed."""
-        while b"\n" not in self.buffer:
-            if self.closed:
-                return None
+        while b"\n" not in self.buffer and not self.closed:
             wait = deadline - time.monotonic()
             if wait <= 0:
                 return None
@@ -138,9 +120,11 @@ class _Reader:
                 if self.process.poll() is not None:
                     _kill_group(self.process)  # what it left holds the stream open
                 continue
-            chunk = os.read(self.stream.fileno(), 65536)
+            chunk = os.read(self.fd, 65536)
             self.closed = not chunk
             self.buffer += chunk
+        if b"\n" not in self.buffer:
+            return None
         line, self.buffer = self.buffer.split(b"\n", 1)
         try:
             data: dict[str, Any] = json.loads(line)
@@ -169,9 +153,9 @@ def _tail(log: Path) -> str:
 
 
 def run_page(requests: list[SnippetRequest], *, checkout: Path | None, timeout: float,
-             imports: list[str]) -> PageRun:
-    """Run ``requests`` in page order in a fresh page process; ``imports`` (what the
-    snippets import) are imported before the first snippet's clock starts."""
+             imports: list[str]) -> list[Outcome]:
+    """Run ``requests`` in page order in a fresh page process, one outcome each; ``imports``
+    (what the snippets import) are imported before the first snippet's clock starts."""
     before = _tree(checkout) if checkout else {}
     token = secrets.token_hex(16)
     with tempfile.TemporaryDirectory(prefix="harness-page-") as scratch:
@@ -200,76 +184,59 @@ def run_page(requests: list[SnippetRequest], *, checkout: Path | None, timeout: 
 
 
 def _collect(requests: list[SnippetRequest], reader: _Reader, *, timeout: float, log: Path,
-             checkout: Path | None, before: Tree) -> PageRun:
+             checkout: Path | None, before: Tree) -> list[Outcome]:
     names = [f"{r.shown} (snippet {r.id!r})" for r in requests]
-    answers: dict[int, dict[str, Any]] = {}
-    writes: list[dict[str, Any]] = []
-    spawns: list[dict[str, Any]] = []
-    network, running, ended, fatal = "", -1, False, ""
-    forged: set[int] = set()
+    seen: list[dict[str, Any]] = []
+    running, ended, fatal = -1, False, ""
     # The page's start (Python, then the snippets' imports: torch takes seconds, many
     # more on a loaded machine) is no snippet's: it gets the default backstop at least.
     startup = max(timeout, DEFAULT_TIMEOUT_S)
     deadline = time.monotonic() + startup
-    while not fatal:
-        data = reader.next(deadline)
-        if data is None:
-            if reader.closed or reader.process.poll() is not None:
-                break
-            _kill_group(reader.process)
-            if running < 0:  # no snippet has started: no snippet is to blame
-                fatal = (f"the page's process did not reach its first snippet in {startup:g} s "
-                         f"(importing what its snippets import) and was stopped{_tail(log)}")
-                break
-            what = (f"{names[running]} (or an exit handler one of the page's snippets "
-                    "registered)" if ended else names[running])
-            fatal = (f"{what} ran longer than {timeout:g} s and was stopped: it hangs, or "
-                     "the limit (HARNESS_EXAMPLE_TIMEOUT) is too short for this machine")
-            break
-        if "forged" in data:
-            forged.add(running if running >= 0 else 0)
-        elif "network" in data:
-            network = data["network"]
-        elif "start" in data:
+    while (data := reader.next(deadline)) is not None:
+        seen.append({**data, "by": max(running, 0)} if "forged" in data else data)
+        if "start" in data:
             running, deadline = data["start"], time.monotonic() + timeout
-        elif "done" in data:
-            answers[data["done"]] = data
-        elif "write" in data:
-            writes.append(data)
-        elif "spawn" in data:
-            spawns.append(data)
-        elif "end" in data:
-            ended = True
+        ended = ended or "end" in data
+    if not reader.closed and reader.process.poll() is None:
+        _kill_group(reader.process)
+        what = "" if running < 0 else names[running] + (
+            " (or an exit handler one of the page's snippets registered)" if ended else "")
+        fatal = (f"{what} ran longer than {timeout:g} s and was stopped: it hangs, or the "
+                 "limit (HARNESS_EXAMPLE_TIMEOUT) is too short for this machine" if what else
+                 f"the page's process did not reach its first snippet in {startup:g} s "
+                 f"(importing what its snippets import) and was stopped{_tail(log)}")
     code = reader.process.wait()  # it has ended: its answers are closed, or it was killed
     left = _kill_group(reader.process)
-    while (data := reader.next(time.monotonic() + 5)) is not None:  # the exit's own writes
-        (writes if "write" in data else spawns if "spawn" in data else []).append(data)
+    seen += iter(lambda: reader.next(time.monotonic() + 5), None)  # the exit's own writes
+    network = next((d["network"] for d in seen if "network" in d), "")
+    answers = {d["done"]: d for d in seen if "done" in d}
+    writes = [d for d in seen if "write" in d]
+    spawns = [d for d in seen if "spawn" in d]
     if network and network_required():
         reason = (f"not run: the page runner's network guard could not close the network "
                   f"({network}), and under CI=true no example runs with the network open")
-        return PageRun(outcomes=[Outcome(failure=f"{n}: {reason}") for n in names],
-                       network=network)
+        return [Outcome(failure=f"{n}: {reason}") for n in names]
     if not fatal and running >= 0 and running not in answers:
         how = "os._exit or a crash" if code >= 0 else f"signal {-code}"
         fatal = f"{names[running]} ended the page's process (exit code {code}: {how}){_tail(log)}"
     if not fatal and not ended and running < 0:
         fatal = f"the page's Python process did not start (exit code {code}){_tail(log)}"
-    problems: dict[int, list[str]] = {}
+    problems: dict[int, list[str]] = defaultdict(list)
     last = max(answers, default=0)
-    for index in forged:
-        problems.setdefault(index, []).append(
+    for index in {d.get("by", max(running, 0)) for d in seen if "forged" in d}:
+        problems[index].append(
             f"{names[index]} wrote to the harness's answer channel: what it answered is not "
             "the page's, so nothing it observed is trusted")
     if ended and fatal:
-        problems.setdefault(last, []).append(fatal)
+        problems[last].append(fatal)
     elif ended and code != 0:
-        problems.setdefault(last, []).append(
+        problems[last].append(
             f"{names[last]}: the page's process exited with code {code} after its last snippet "
             f"(an exit handler a snippet registered?){_tail(log)}")
     if left:
         starters = sorted({s["by"] if s["by"] >= 0 else last for s in spawns}) or [last]
         for index in starters:
-            problems.setdefault(index, []).append(
+            problems[index].append(
                 f"{names[index]}: processes it started were still running when the page "
                 "ended, and were killed; wait for what an example starts")
     if checkout is not None:
@@ -287,7 +254,7 @@ def _collect(requests: list[SnippetRequest], reader: _Reader, *, timeout: float,
         failure = "\n".join([answer["failure"], *problems.get(index, [])]).strip()
         outcomes.append(Outcome(observations=answer["observations"], failure=failure,
                                 changed={k: (a, b) for k, (a, b) in answer["changed"].items()}))
-    return PageRun(outcomes=outcomes, network=network)
+    return outcomes
 
 
 def _charge(changes: dict[str, str], checkout: Path, writes: list[dict[str, Any]],
@@ -312,6 +279,6 @@ def _charge(changes: dict[str, str], checkout: Path, writes: list[dict[str, Any]
         when = "" if index >= 0 else (" while the page's process was exiting (an atexit "
                                       "handler or a finalizer one of its snippets registered)")
         target = index if index >= 0 else last
-        problems.setdefault(target, []).append(
+        problems[target].append(
             f"{names[target]}: changed files of the checkout{when}: {', '.join(paths[:8])}; "
             "an example writes only to a temporary folder")

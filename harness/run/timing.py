@@ -62,12 +62,22 @@ MIN_TIMED_BLOCKS = 10
 RUN_TIMEOUT_S = 900
 
 
-def _block(step: Any, device: Any, number: int, synchronized: bool) -> tuple[float, float]:
-    """(wall, CPU time of this thread) per call over ``number`` calls."""
+def _block(step: Any, device: Any, number: int, clock: str) -> tuple[float, float]:
+    """(wall, CPU time of this thread) per call over ``number`` calls: ``host`` reads the
+    host clock once the calls are queued, ``synchronized`` after waiting for them, ``events``
+    on the device itself (no CPU time then)."""
+    if clock == "events":
+        start, end = devices.timing_events(device)
+        start.record()
+        for _ in range(number):
+            step()
+        end.record()
+        end.synchronize()
+        return float(start.elapsed_time(end)) / 1e3 / number, 0.0  # elapsed_time is in ms
     wall, cpu = time.perf_counter(), time.thread_time()
     for _ in range(number):
         step()
-    if synchronized:
+    if clock == "synchronized":
         devices.synchronize(device)
     return (time.perf_counter() - wall) / number, (time.thread_time() - cpu) / number
 
@@ -77,7 +87,8 @@ def _steady(step: Any, device: Any, synchronized: bool, min_run_time: float,
     """(wall per call of each block, thread CPU per call of each block, calls per block):
     the calls per block double until one block lasts ``min_run_time / blocks``."""
     target, number = min_run_time / blocks, 1
-    while _block(step, device, number, synchronized)[0] * number < target and number < 1 << 24:
+    clock = "synchronized" if synchronized else "host"
+    while _block(step, device, number, clock)[0] * number < target and number < 1 << 24:
         number *= 2
     wall: list[float] = []
     cpu: list[float] = []
@@ -85,7 +96,7 @@ def _steady(step: Any, device: Any, synchronized: bool, min_run_time: float,
     gc.disable()  # as timeit does: a collection inside a block is not the work's time
     try:
         for _ in range(blocks):
-            w, c = _block(step, device, number, synchronized)
+            w, c = _block(step, device, number, clock)
             wall.append(w)
             cpu.append(c)
     finally:
@@ -95,28 +106,12 @@ def _steady(step: Any, device: Any, synchronized: bool, min_run_time: float,
 
 
 def fixed_calls(step: Any, *, device: Any, clock: str, calls: int, blocks: int) -> list[float]:
-    """Per-call seconds of ``blocks`` blocks of ``calls`` calls, each block from a drained
-    queue: ``host`` reads the host clock once the calls are queued, ``synchronized`` after
-    waiting for them, ``events`` on the device itself."""
+    """Per-call seconds of ``blocks`` blocks of ``calls`` calls (:func:`_block`'s
+    ``clock``), each block from a drained queue."""
     times: list[float] = []
     for _ in range(blocks):
         devices.synchronize(device)
-        if clock == "events":
-            start, end = devices.timing_events(device)
-            start.record()
-            for _ in range(calls):
-                step()
-            end.record()
-            end.synchronize()
-            seconds = float(start.elapsed_time(end)) / 1e3  # elapsed_time is in ms
-        else:
-            begin = time.perf_counter()
-            for _ in range(calls):
-                step()
-            if clock == "synchronized":
-                devices.synchronize(device)
-            seconds = time.perf_counter() - begin
-        times.append(seconds / calls)
+        times.append(_block(step, device, calls, clock)[0])
     devices.synchronize(device)  # drain what the host clock did not wait for
     return times
 
@@ -145,9 +140,8 @@ def bare_loop(spec: TrialSpec, *, device: Any, harness_s: float, calls: int = 50
     clock = "synchronized" if device.type == "cpu" else "events"
     try:
         work = getattr(load_workloads(workloads), spec.workload)(spec=spec, device=device)
-        fixed_calls(work.step, device=device, clock=clock, calls=calls, blocks=1)  # warm-up
         bare = statistics.median(fixed_calls(work.step, device=device, clock=clock,
-                                             calls=calls, blocks=blocks))
+                                             calls=calls, blocks=blocks + 1)[1:])  # 1: warm-up
         del work
     finally:
         torch.set_num_threads(previous)
@@ -231,12 +225,23 @@ def one_run(spec: TrialSpec, *, device: Any, synchronized: bool, min_run_time: f
     return out
 
 
+def _job(spec: TrialSpec, workloads: Path, **more: Any) -> str:
+    """What a fresh process needs to build ``spec``'s work, as JSON (:func:`_load`)."""
+    return json.dumps(dict(spec=spec_fields(spec), workloads=str(workloads), **more),
+                      default=list)
+
+
+def _load(job: dict[str, Any]) -> tuple[TrialSpec, ModuleType]:
+    raw = job["spec"]
+    spec = TrialSpec(**{**raw, "shape": tuple(raw["shape"]), "devices": tuple(raw["devices"])})
+    return spec, load_workloads(Path(job["workloads"]))
+
+
 def _fresh_run(spec: TrialSpec, device: Any, synchronized: bool, min_run_time: float,
                blocks: int, workloads: Path) -> dict[str, Any]:
     """:func:`one_run` in a new Python process; its failure is the run's error."""
-    job = json.dumps(dict(spec=spec_fields(spec), device=str(device),
-                          synchronized=synchronized, min_run_time=min_run_time, blocks=blocks,
-                          workloads=str(workloads)), default=list)
+    job = _job(spec, workloads, device=str(device), synchronized=synchronized,
+               min_run_time=min_run_time, blocks=blocks)
     try:
         done = subprocess.run([sys.executable, "-m", "harness.run.timing"], input=job,
                               capture_output=True, text=True, timeout=RUN_TIMEOUT_S,
@@ -323,13 +328,8 @@ def instructions(spec: TrialSpec, *, workloads: Path = WORKLOADS_FILE) -> float:
     from torch.utils.benchmark import Timer
 
     setup = ("import json, torch\n"
-             "from pathlib import Path\n"
-             "from harness.core.types import TrialSpec\n"
-             "from harness.sources.trials import load_workloads\n"
-             f"raw = json.loads({json.dumps(json.dumps(spec_fields(spec), default=list))})\n"
-             "spec = TrialSpec(**{**raw, 'shape': tuple(raw['shape']), "
-             "'devices': tuple(raw['devices'])})\n"
-             f"workloads = load_workloads(Path({json.dumps(str(workloads))}))\n"
+             "from harness.run.timing import _load\n"
+             f"spec, workloads = _load(json.loads({json.dumps(_job(spec, workloads))}))\n"
              "work = getattr(workloads, spec.workload)(spec=spec, device=torch.device('cpu'))\n"
              "work.step()")
     path = os.environ.get("PATH", "")
@@ -348,11 +348,9 @@ def _main() -> None:
     import torch
 
     job = json.loads(sys.stdin.read())
-    raw = job["spec"]
-    spec = TrialSpec(**{**raw, "shape": tuple(raw["shape"]), "devices": tuple(raw["devices"])})
+    spec, workloads = _load(job)
     out = one_run(spec, device=torch.device(job["device"]), synchronized=job["synchronized"],
-                  min_run_time=job["min_run_time"], blocks=job["blocks"],
-                  workloads=load_workloads(Path(job["workloads"])))
+                  min_run_time=job["min_run_time"], blocks=job["blocks"], workloads=workloads)
     print(json.dumps(out))
 
 

@@ -81,18 +81,14 @@ class PageExamples:
         if problems:
             yield Region(0, 0, "\n".join(problems), lambda example: example.parsed)
             return
-        evaluators = {"py": self.evaluate_python, "csv": self.evaluate_csv,
-                      "yaml": self.evaluate_yaml}
-        for include, snippet in includes:
+        for include, snippet in includes:  # evaluate_py, evaluate_csv or evaluate_yaml
             yield Region(include.start, include.end, (include, snippet),
-                         evaluators[snippet.language])
+                         getattr(self, f"evaluate_{snippet.language}"))
 
-    def evaluate_python(self, example: Example) -> str | None:
+    def evaluate_py(self, example: Example) -> str | None:
         include, snippet = example.parsed
-        session = example.namespace.get(_SESSION)
-        if session is None:
-            session = example.namespace[_SESSION] = PageSession(
-                project=self.project, page=Path(example.path), timeout=timeout_from_env())
+        session = example.namespace.setdefault(_SESSION, PageSession(
+            project=self.project, page=Path(example.path), timeout=timeout_from_env()))
         try:
             checked = session.run(include, snippet)
         except HarnessError as exc:

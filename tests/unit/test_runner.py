@@ -34,7 +34,7 @@ def _run(tmp_path: Path, snippets: dict[str, str], *, checkout: Path | None = No
         requests.append(SnippetRequest(path=folder / f"{name}.py", shown=Path(f"{name}.py"),
                                        id=name, names=(names or {}).get(name, [])))
     done = run_page(requests, checkout=checkout, timeout=timeout, imports=list(imports))
-    return dict(zip(snippets, done.outcomes, strict=True))
+    return dict(zip(snippets, done, strict=True))
 
 
 @pytest.fixture
