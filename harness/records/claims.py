@@ -26,21 +26,14 @@ class Evaluation:
     claim: Claim
     values: tuple[str, ...] | None  # what the records show; None: nothing recorded to read
 
-    @property
-    def holds(self) -> bool:
-        """A claim without ``expect`` is generated from the records: it always holds."""
-        if self.claim.expect is None or self.values is None:
-            return True
-        return set(self.values) == set(self.claim.expect)
-
 
 Predicate = Callable[[Records, dict[str, TrialSpec], dict[str, str]], tuple[str, ...] | None]
 
 
-def _devices(part: str) -> Predicate:
-    """The device types of the sets that hold ``part`` (observations or rows)."""
-    return lambda records, specs, args: tuple(sorted(
-        {r.device_type for r in records.items if getattr(r, part)})) or None
+def _example_devices(records: Records, specs: dict[str, TrialSpec],
+                     args: dict[str, str]) -> tuple[str, ...] | None:
+    """The device types of the sets that hold observed example outputs."""
+    return tuple(sorted({r.device_type for r in records.items if r.observations})) or None
 
 
 def _same_work(spec: TrialSpec, other: TrialSpec) -> bool:
@@ -49,13 +42,13 @@ def _same_work(spec: TrialSpec, other: TrialSpec) -> bool:
     return other.name != spec.name and all(getattr(other, f) == getattr(spec, f) for f in fields)
 
 
-def _faster(record: DeviceRecord, specs: dict[str, TrialSpec], than: str,
-            passing: bool) -> dict[str, list[str]] | None:
-    """dtype → the sizes at which its row is faster than the ``than`` row of the same
-    work in ``record``: the exact interval of the ratio of their run summaries, widened by
-    the drift between recording windows (the drift report's rule, Bonferroni over every
+def _faster(record: DeviceRecord, specs: dict[str, TrialSpec], than: str, passing: bool,
+            found: dict[str, list[str]]) -> bool:
+    """Add to ``found`` (dtype → sizes) where a row is faster than the ``than`` row of the
+    same work in ``record``: the exact interval of the ratio of their run summaries, widened
+    by the drift between recording windows (the drift report's rule, Bonferroni over every
     pair compared), lies below 1. A dtype that is its own quality reference never counts
-    as passing (its error is 0 by construction). ``None`` when a pair has too few runs."""
+    as passing (its error is 0 by construction). False when a pair has too few runs."""
     pairs: list[tuple[TrialSpec, TrialRow, TrialRow]] = []
     for row in record.rows:
         spec = specs.get(row.trial)
@@ -71,33 +64,28 @@ def _faster(record: DeviceRecord, specs: dict[str, TrialSpec], than: str,
             if (base is not None and base.latency is not None and not base.error
                     and machine(record, base) == machine(record, row)):
                 pairs.append((spec, row, base))
-    found: dict[str, list[str]] = {}
     # Two trials are two recording windows, as two builds are: the same widening.
     window = window_noise(control_shifts(record))
     for spec, row, base in pairs:
         faster, slower = (s.cpu or s.wall for s in (summaries(record, row),
                                                      summaries(record, base)))
         if window is None or min(len(faster), len(slower)) < runs_needed(len(pairs)):
-            return None
+            return False
         interval = change_interval(slower, faster, comparisons=len(pairs), window=window)
         if interval is not None and interval.high < 1.0:
             found.setdefault(spec.dtype, []).append(row.shape.replace("x", "×"))
-    return found
+    return True
 
 
 def _faster_on(passing: bool) -> Predicate:
     def read(records: Records, specs: dict[str, TrialSpec],
              args: dict[str, str]) -> tuple[str, ...] | None:
         on_device = [r for r in records.items if r.device_type == args["device"] and r.rows]
-        if not on_device:
-            return None
         found: dict[str, list[str]] = {}
-        for record in on_device:
-            faster = _faster(record, specs, args["than"], passing)
-            if faster is None:
-                return None  # too few runs: the records cannot say, so nothing is claimed
-            for dtype, sizes in faster.items():
-                found.setdefault(dtype, []).extend(sizes)
+        # No record, or too few runs: the records cannot say, so nothing is claimed.
+        if not on_device or not all(_faster(r, specs, args["than"], passing, found)
+                                    for r in on_device):
+            return None
         # () is a reading: none was faster. Each value names its sizes.
         return tuple(sorted(f"{d} ({', '.join(dict.fromkeys(s))})" for d, s in found.items()))
 
@@ -138,8 +126,7 @@ def _latency_flat(records: Records, specs: dict[str, TrialSpec],
 
 
 _PREDICATES = {
-    "example-devices": _devices("observations"),
-    "trial-devices": _devices("rows"),
+    "example-devices": _example_devices,
     "faster-passing": _faster_on(passing=True),
     "faster-failing": _faster_on(passing=False),
     "trial-setting": _trial_setting,
@@ -149,13 +136,14 @@ _PREDICATES = {
 
 def evaluate(claim: Claim, records: Records, specs: dict[str, TrialSpec]) -> Evaluation:
     """Read ``claim``'s predicate; a bad argument names the claim's line and the valid names."""
-    known = {"device": DEVICE_TYPES, "than": DTYPES, "task": TASKS, "trial": tuple(specs),
-             "group": tuple(dict.fromkeys(s.group for s in specs.values()))}
+    known = {"device": DEVICE_TYPES, "than": DTYPES, "task": TASKS}
+    if specs:  # the trials' own names, where trials.toml was read
+        known |= {"trial": tuple(specs),
+                  "group": tuple(dict.fromkeys(s.group for s in specs.values()))}
     for key, value in claim.args.items():
-        valid = known.get(key)
-        if valid is not None and (specs or key not in ("trial", "group")) and value not in valid:
+        if value not in known.get(key, (value,)):
             raise HarnessError(f"{claim.location}: {key} = {value!r} names no {key} the "
-                               f"harness knows.{suggest(value, valid)}")
+                               f"harness knows.{suggest(value, known[key])}")
     try:
         values = _PREDICATES[claim.predicate](records, specs, claim.args)
     except HarnessError as exc:

@@ -53,10 +53,9 @@ def _fsync(path: Path) -> None:
 
 
 @contextmanager
-def locked(results: Path, *, shown: Path, wait: bool = True) -> Iterator[None]:
+def locked(results: Path, *, shown: Path) -> Iterator[None]:
     """Hold the records' lock (re-entrant within a process). When another command holds
-    it, say so naming it, then wait (a second ``record`` measures nothing meanwhile) or,
-    without ``wait``, refuse."""
+    it, say so naming it, then wait (a second ``record`` measures nothing meanwhile)."""
     from filelock import FileLock, Timeout  # installed with torch; only writers need it
 
     results.mkdir(parents=True, exist_ok=True)
@@ -66,8 +65,6 @@ def locked(results: Path, *, shown: Path, wait: bool = True) -> Iterator[None]:
     try:
         lock.acquire(blocking=False)
     except Timeout:
-        if not wait:
-            raise HarnessError(f"{held}; wait for it to finish, then run again") from None
         print(f"{held}; waiting for it to finish", file=sys.stderr, flush=True)
         lock.acquire()
     try:
@@ -146,10 +143,6 @@ class CommitReport:
     removed: list[str] = field(default_factory=list)  # ``snippet name``s no expectation wants
 
 
-def _same_observation(a: Observation, b: Observation) -> bool:
-    return dataclasses.replace(a, date="", run_id="") == dataclasses.replace(b, date="", run_id="")
-
-
 def commit_set(
     paths: SetPaths, *, environment: Environment, rows: list[TrialRow] | None = None,
     observations: list[Observation] | None = None, expected: set[tuple[str, str]] | None = None,
@@ -184,7 +177,8 @@ def commit_set(
         unchanged = 0
         for new in observations or []:
             old = by_key.get((new.snippet, new.name))
-            if old is not None and _same_observation(old, new):
+            if old is not None and old == dataclasses.replace(new, date=old.date,
+                                                              run_id=old.run_id):
                 unchanged += 1
             else:
                 by_key[(new.snippet, new.name)] = new
