@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.commands.checkout import add_root_option, root_of
+from harness.commands.checkout import root_of
 from harness.core.errors import HarnessError
 from harness.records.store import load_all
 from harness.records.validate import CONTRADICTS, check_records
@@ -61,7 +61,6 @@ class _Page:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    add_root_option(parser)
     parser.add_argument("page", metavar="PAGE", help="the page's slug: docs/PAGE.md")
 
 

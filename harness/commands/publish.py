@@ -14,7 +14,7 @@ import importlib.util
 import os
 import sys
 
-from harness.commands.checkout import add_results_option, add_root_option, records_folder, root_of
+from harness.commands.checkout import add_results_option, records_folder, root_of
 from harness.core.errors import HarnessError, relative
 from harness.records.commit import locked
 from harness.records.provenance import grade_text, listed_missing, sign_set, vouch
@@ -44,7 +44,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("device", nargs="?", help="with add: a device key, e.g. cpu")
     parser.add_argument("--run", default=os.environ.get("GITHUB_RUN_ID", ""),
                         help="with sign: the workflow run (default: $GITHUB_RUN_ID)")
-    add_root_option(parser)
     add_results_option(parser)
 
 

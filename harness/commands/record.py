@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from harness.commands.checkout import add_results_option, add_root_option, records_folder, root_of
+from harness.commands.checkout import add_results_option, records_folder, root_of
 from harness.commands.publish import INSTALL_HINT, require_filelock
 from harness.core.errors import HarnessError, relative, suggest
 from harness.core.rows import TrialRow
@@ -64,7 +64,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(mode="full")
     parser.add_argument("--only", choices=("examples", "trials"),
                         help="record only the examples' outputs or only the trials")
-    add_root_option(parser)
     add_results_option(parser)
     parser.add_argument("--trials", nargs="+", metavar="NAME",
                         help="record only these trials (regardless of --quick)")
