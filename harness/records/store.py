@@ -105,16 +105,12 @@ def type_problem(value: Any, hint: Any) -> str | None:
               str: (isinstance(value, str), "text")}.get(hint)
     if scalar is not None:
         return None if scalar[0] else scalar[1]
-    if origin is tuple:
+    if origin is tuple:  # every stored tuple field is tuple[X, ...]
         if not isinstance(value, (list, tuple)):
             return f"a list ({_describe(hint)})"
-        variadic = len(args) == 2 and args[1] is Ellipsis
-        if not variadic and len(args) != len(value):
-            return f"a list of {len(args)}"
         for index, item in enumerate(value):
-            expected = args[0] if variadic else args[index]
-            if type_problem(item, expected):
-                return f"a list of {_describe(expected)} (item {index} is {item!r})"
+            if type_problem(item, args[0]):
+                return f"a list of {_describe(args[0])} (item {index} is {item!r})"
     elif origin is dict:
         if not isinstance(value, dict):
             return f"an object ({_describe(hint)})"

@@ -266,3 +266,16 @@ def test_staged_folders_and_the_lock_are_ignored_by_git() -> None:
     for name in ("results/.2.13.0+cpu.tmp/cpu.csv", "results/.record.lock"):
         done = subprocess.run(["git", "check-ignore", "-q", name], cwd=root, check=False)
         assert done.returncode == 0, name
+
+
+def test_every_stored_tuple_field_is_variadic() -> None:
+    """store.type_problem checks each item of a tuple field against its first type only."""
+    import typing
+
+    from harness.core.types import Environment, Observation
+
+    for cls in (Environment, Observation):
+        for name, hint in typing.get_type_hints(cls).items():
+            for part in (hint, *typing.get_args(hint)):
+                if typing.get_origin(part) is tuple:
+                    assert typing.get_args(part)[1:] == (Ellipsis,), (cls.__name__, name)
