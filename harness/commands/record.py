@@ -223,10 +223,11 @@ def _summary(row: TrialRow) -> str:
 
 
 def _trials(plan: RecordPlan, *, device: object, environment: Environment
-            ) -> tuple[list[TrialRow], dict[str, object]]:
-    """The rows, and what the environment keeps beside them: runs per trial, the timed
-    thread's CPU time per block, each run's first call, accelerator reserved peaks and
-    callgrind's instruction counts."""
+            ) -> tuple[list[TrialRow], Environment]:
+    """The rows, and the environment (described before the first trial: every row names
+    its run id) with what it keeps beside them: runs per trial, the timed thread's CPU time
+    per block, each run's first call, accelerator reserved peaks, callgrind's instruction
+    counts and the --bare-loop ratio."""
     sources = workload_sources(workloads=plan.workloads)
     progress = _Progress(len(plan.trials))
     rows: list[TrialRow] = []
@@ -253,7 +254,13 @@ def _trials(plan: RecordPlan, *, device: object, environment: Environment
                                 **{k: v for k, v in beside.items() if v}}
     if plan.instructions and not counting:
         extra["instructions_missing"] = "valgrind not found: no instruction counts"
-    return rows, extra
+    bare_loop = environment.bare_loop
+    timed = next((r for r in rows if r.trial == plan.bare_loop and r.latency), None)
+    if timed is not None and timed.latency:  # only a measured row has a latency to compare
+        spec = next(s for s in plan.trials if s.name == timed.trial)
+        bare_loop = timing.bare_loop(spec, device=device, harness_s=timed.latency,
+                                     workloads=plan.workloads)
+    return rows, replace(environment, extra={**environment.extra, **extra}, bare_loop=bare_loop)
 
 
 def _examples(plan: RecordPlan, environment: Environment) -> ExampleReport:
@@ -288,19 +295,6 @@ def _environment(plan: RecordPlan, device: object, key: str) -> Environment:
                         run_id=run_id)
 
 
-def _completed(plan: RecordPlan, environment: Environment, rows: list[TrialRow],
-               device: object, beside: dict[str, object]) -> Environment:
-    """The environment (described before the first trial: every row names its run id)
-    with what the trials found beside their rows, and the --bare-loop ratio."""
-    bare_loop = environment.bare_loop
-    timed = next((r for r in rows if r.trial == plan.bare_loop and r.latency), None)
-    if timed is not None and timed.latency:  # only a measured row has a latency to compare
-        spec = next(s for s in plan.trials if s.name == timed.trial)
-        bare_loop = timing.bare_loop(spec, device=device, harness_s=timed.latency,
-                                     workloads=plan.workloads)
-    return replace(environment, extra={**environment.extra, **beside}, bare_loop=bare_loop)
-
-
 def execute(plan: RecordPlan) -> int:
     """Measure, observe and commit in one atomic step (nothing is written when nothing was
     recorded), then say what was recorded."""
@@ -308,9 +302,8 @@ def execute(plan: RecordPlan) -> int:
     key = store.device_key(device.type, devices.device_name(device))
     environment = _environment(plan, device, key)
     paths = store.SetPaths.of(plan.results, environment.torch_build, key)
-    rows, beside = _trials(plan, device=device, environment=environment) \
-        if plan.trials else ([], {})
-    environment = _completed(plan, environment, rows, device, beside)
+    rows, environment = _trials(plan, device=device, environment=environment) \
+        if plan.trials else ([], environment)
     examples = _examples(plan, environment) if plan.project is not None else ExampleReport()
     committed = commit.commit_set(
         paths, environment=environment, rows=rows, observations=examples.observations,
