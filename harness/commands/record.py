@@ -30,7 +30,7 @@ from harness.core.seconds import parse_seconds
 from harness.core.types import DEVICE_TYPES, Environment, TrialSpec
 from harness.records import commit, store
 from harness.records.commit import locked
-from harness.records.provenance import set_files, unsigned_entries, verify_set
+from harness.records.provenance import unsigned_entries, verify_set
 from harness.run import devices, timing
 from harness.run.examples import ExampleReport, record_examples, timeout_from_env
 from harness.sources.checks import check_project, raise_problems
@@ -329,8 +329,7 @@ def execute(plan: RecordPlan) -> int:
           f"{committed.recorded - len(rows)} observations recorded, {committed.unchanged} "
           f"observations unchanged (date kept), {len(examples.failures)} examples failed",
           file=sys.stderr)
-    if verify_set(plan.results, paths.folder.name, key, set_files(paths.folder, key),
-                  shown=shown.parent,
+    if verify_set(plan.results, paths.folder.name, key, shown=shown.parent,
                   unsigned=unsigned_entries(plan.results, shown.parent)).problems:
         where = "" if plan.results == plan.root / "results" else f" --results {plan.results}"
         print(f"the build accepts this set once the recording workflow signs it, or once you "

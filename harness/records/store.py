@@ -34,7 +34,7 @@ from typing import Any, Literal
 from harness.core.errors import HarnessError, Location, read_text, relative, suggest
 from harness.core.rows import COLUMNS, CSV_HEADER, Column, TrialRow
 from harness.core.types import DEVICE_TYPES, OBSERVATION_KINDS, Environment, Observation
-from harness.records.provenance import Provenance, set_files, unsigned_entries, verify_set
+from harness.records.provenance import Provenance, unsigned_entries, verify_set
 
 __all__ = [
     "CLOCK_SKEW", "MAX_OBSERVED_CHARS", "MAX_RECORD_BYTES", "NUMBER_DIGITS", "SAMPLE_DIGITS",
@@ -490,8 +490,7 @@ def load_all(results: Path, *, root: Path | None = None) -> Records:
             raise HarnessError(
                 f"{shown_results}/{build}/{key}.env.json:1: missing; every record "
                 "needs the environment it was made in (re-run the record command)")
-        provenance = verify_set(results, build, key, set_files(results / build, key),
-                                shown=shown_results, unsigned=unsigned)
+        provenance = verify_set(results, build, key, shown=shown_results, unsigned=unsigned)
         record = DeviceRecord(torch_build=build, device_key=key, provenance=provenance, **parts)
         _attribution(record, relative(results / build, base))
         items.append(record)
