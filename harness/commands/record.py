@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from harness.commands.checkout import add_results_option, records_folder, root_of
-from harness.commands.publish import INSTALL_HINT, require_filelock
+from harness.commands.publish import INSTALL_HINT
 from harness.core.errors import HarnessError, relative, suggest
 from harness.core.rows import TrialRow
 from harness.core.seconds import parse_seconds
@@ -188,8 +188,7 @@ def make_plan(args: argparse.Namespace) -> RecordPlan:
             raise HarnessError(
                 "record runs the trials and the examples with torch, which is not installed "
                 f"here; install the recording extra: {INSTALL_HINT} (torch, numpy and "
-                "filelock), or pip install torch")
-        require_filelock("record")
+                "filelock), or pip install torch")  # torch requires filelock (the lock)
     return plan
 
 
