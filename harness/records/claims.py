@@ -112,9 +112,7 @@ def _latency_flat(records: Records, specs: dict[str, TrialSpec],
     """``("flat",)`` when, in every record of the device, the group's rows of the task
     (its batch sizes) stay within :data:`FLAT_RATIO` of each other; ``("grows",)`` else."""
     spreads = []
-    for record in records.items:
-        if record.device_type != args["device"]:
-            continue
+    for record in (r for r in records.items if r.device_type == args["device"]):
         latencies = [r.latency for r in record.rows if r.latency and not r.error
                      and (s := specs.get(r.trial)) is not None
                      and s.group == args["group"] and s.task == args["task"]]
