@@ -97,8 +97,7 @@ def replace_folder(folder: Path, texts: dict[str, str | None], *, shown: Path) -
     staging = folder.with_name(f".{folder.name}.tmp")
     writing = shown
     try:
-        shutil.rmtree(staging, ignore_errors=True)
-        staging.mkdir()
+        staging.mkdir()  # locked() settled any earlier writer's leftovers
         for kept in sorted(folder.iterdir()) if folder.exists() else []:
             writing = shown / kept.name
             if kept.name not in texts:  # the build's other sets, as they are
@@ -155,13 +154,12 @@ def commit_set(
     asks for), stored observations outside it are removed; environments nothing names any
     more are dropped. With ``control``, ``rows`` go to ``<device>.control.csv``.
     """
-    shown = paths.folder
     target, beside = ((paths.control_rows, paths.rows) if control
                       else (paths.rows, paths.control_rows))
-    with locked(paths.folder.parent, shown=shown.parent):
-        old_rows = read_rows(target, shown / target.name)
+    with locked(paths.folder.parent, shown=paths.folder.parent):
+        old_rows = read_rows(target, target)
         # The other rows file is not rewritten, but its runs must stay described.
-        beside_runs = {r.run_id for r in read_rows(beside, shown / beside.name)}
+        beside_runs = {r.run_id for r in read_rows(beside, beside)}
         by_key = {(o.snippet, o.name): o for _, o in (
             read_observations(paths.observations, paths.observations)
             if paths.observations.exists() else [])}
@@ -199,6 +197,6 @@ def commit_set(
         texts[paths.environments.name] = json.dumps(
             {"runs": {k: dataclasses.asdict(v) for k, v in sorted(envs.items()) if k in used}},
             indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-        replace_folder(paths.folder, texts, shown=shown)
+        replace_folder(paths.folder, texts, shown=paths.folder)
     recorded = len(observations or []) - unchanged + len(incoming)
     return CommitReport(recorded=recorded, unchanged=unchanged, removed=removed)
