@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 from harness.core.errors import HarnessError, suggest
 from harness.core.rows import TrialRow
 from harness.core.types import DEVICE_TYPES, DTYPES, TASKS, TrialSpec
 from harness.records.drift import control_shifts, machine, summaries
 from harness.records.drift_stats import change_interval, runs_needed, window_noise
-from harness.records.store import DeviceRecord, Records
+from harness.records.store import Records
 from harness.sources.claims import Claim
 
 __all__ = ["Evaluation", "evaluate"]
@@ -42,54 +43,45 @@ def _same_work(spec: TrialSpec, other: TrialSpec) -> bool:
     return other.name != spec.name and all(getattr(other, f) == getattr(spec, f) for f in fields)
 
 
-def _faster(record: DeviceRecord, specs: dict[str, TrialSpec], than: str, passing: bool,
-            found: dict[str, list[str]]) -> bool:
-    """Add to ``found`` (dtype → sizes) where a row is faster than the ``than`` row of the
-    same work in ``record``: the exact interval of the ratio of their run summaries, widened
-    by the drift between recording windows (the drift report's rule, Bonferroni over every
-    pair compared), lies below 1. A dtype that is its own quality reference never counts
-    as passing (its error is 0 by construction). False when a pair has too few runs."""
-    pairs: list[tuple[TrialSpec, TrialRow, TrialRow]] = []
-    for row in record.rows:
-        spec = specs.get(row.trial)
-        if spec is None or spec.dtype == than or row.latency is None or row.error:
-            continue
-        if row.quality_pass != passing or (passing and spec.dtype == spec.reference_dtype):
-            continue
-        for other in specs.values():
-            if other.dtype != than or not _same_work(spec, other):
+def _faster_on(records: Records, specs: dict[str, TrialSpec], args: dict[str, str], *,
+               passing: bool) -> tuple[str, ...] | None:
+    """Each dtype (with the sizes) whose row is faster than the ``than`` row of the same
+    work in a record of the device: the exact interval of the ratio of their run summaries,
+    widened by the drift between recording windows (the drift report's rule, Bonferroni
+    over every pair compared in the record), lies below 1. A dtype that is its own quality
+    reference never counts as passing (its error is 0 by construction)."""
+    on_device = [r for r in records.items if r.device_type == args["device"] and r.rows]
+    if not on_device:
+        return None
+    found: dict[str, list[str]] = {}
+    for record in on_device:
+        pairs: list[tuple[TrialSpec, TrialRow, TrialRow]] = []
+        for row in record.rows:
+            spec = specs.get(row.trial)
+            if spec is None or spec.dtype == args["than"] or row.latency is None or row.error:
                 continue
-            base = record.row(other.name)
-            # Two rows measured on different processors compare machines, not dtypes.
-            if (base is not None and base.latency is not None and not base.error
-                    and machine(record, base) == machine(record, row)):
-                pairs.append((spec, row, base))
-    # Two trials are two recording windows, as two builds are: the same widening.
-    window = window_noise(control_shifts(record))
-    for spec, row, base in pairs:
-        faster, slower = (s.cpu or s.wall for s in (summaries(record, row),
-                                                     summaries(record, base)))
-        if window is None or min(len(faster), len(slower)) < runs_needed(len(pairs)):
-            return False
-        interval = change_interval(slower, faster, comparisons=len(pairs), window=window)
-        if interval is not None and interval.high < 1.0:
-            found.setdefault(spec.dtype, []).append(row.shape.replace("x", "×"))
-    return True
-
-
-def _faster_on(passing: bool) -> Predicate:
-    def read(records: Records, specs: dict[str, TrialSpec],
-             args: dict[str, str]) -> tuple[str, ...] | None:
-        on_device = [r for r in records.items if r.device_type == args["device"] and r.rows]
-        found: dict[str, list[str]] = {}
-        # No record, or too few runs: the records cannot say, so nothing is claimed.
-        if not on_device or not all(_faster(r, specs, args["than"], passing, found)
-                                    for r in on_device):
-            return None
-        # () is a reading: none was faster. Each value names its sizes.
-        return tuple(sorted(f"{d} ({', '.join(dict.fromkeys(s))})" for d, s in found.items()))
-
-    return read
+            if row.quality_pass != passing or (passing and spec.dtype == spec.reference_dtype):
+                continue
+            for other in specs.values():
+                if other.dtype != args["than"] or not _same_work(spec, other):
+                    continue
+                base = record.row(other.name)
+                # Two rows measured on different processors compare machines, not dtypes.
+                if (base is not None and base.latency is not None and not base.error
+                        and machine(record, base) == machine(record, row)):
+                    pairs.append((spec, row, base))
+        # Two trials are two recording windows, as two builds are: the same widening.
+        window = window_noise(control_shifts(record))
+        for spec, row, base in pairs:
+            faster, slower = (s.cpu or s.wall for s in (summaries(record, row),
+                                                         summaries(record, base)))
+            if window is None or min(len(faster), len(slower)) < runs_needed(len(pairs)):
+                return None  # too few runs: the records cannot say, so nothing is claimed
+            interval = change_interval(slower, faster, comparisons=len(pairs), window=window)
+            if interval is not None and interval.high < 1.0:
+                found.setdefault(spec.dtype, []).append(row.shape.replace("x", "×"))
+    # () is a reading: none was faster. Each value names its sizes.
+    return tuple(sorted(f"{d} ({', '.join(dict.fromkeys(s))})" for d, s in found.items()))
 
 
 def _trial_setting(records: Records, specs: dict[str, TrialSpec],
@@ -123,10 +115,10 @@ def _latency_flat(records: Records, specs: dict[str, TrialSpec],
     return ("flat",) if max(spreads) <= FLAT_RATIO else ("grows",)
 
 
-_PREDICATES = {
+_PREDICATES: dict[str, Predicate] = {
     "example-devices": _example_devices,
-    "faster-passing": _faster_on(passing=True),
-    "faster-failing": _faster_on(passing=False),
+    "faster-passing": partial(_faster_on, passing=True),
+    "faster-failing": partial(_faster_on, passing=False),
     "trial-setting": _trial_setting,
     "latency-flat": _latency_flat,
 }
