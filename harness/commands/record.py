@@ -4,8 +4,7 @@ this checkout on one device, and merge them into results/<torch build>/.
 :func:`make_plan` checks every argument before torch is imported (a typo fails before any
 measurement is thrown away); :func:`execute` measures, observes and commits in one atomic
 step (a killed or failing run leaves the previous set byte-identical) and says what was
-recorded. Exit 1 if any example failed or nothing was recorded, 2 on bad
-input.
+recorded. Exit 1 if any example failed or nothing was recorded, 2 on bad input.
 """
 
 from __future__ import annotations
