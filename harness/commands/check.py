@@ -17,10 +17,10 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from harness.commands.checkout import add_root_option, root_of
+from harness.commands.checkout import root_of
 from harness.core.errors import HarnessError
 from harness.records.store import load_all
 from harness.records.validate import CONTRADICTS, check_records
@@ -38,10 +38,8 @@ __all__ = ["Outcome", "configure", "run"]
 _BUILD_LINES = ("WARNING", "ERROR", "Error", "Aborted")
 
 
-@dataclass(frozen=True, kw_only=True)
-class Outcome:
-    problems: list[str] = field(default_factory=list)  # each with its own next step
-    skipped: str = ""  # why the step did not run (empty: it ran)
+#: What a step found: its problems, each with its own next step, or why it did not run.
+Outcome = list[str] | str
 
 
 @dataclass(kw_only=True)
@@ -61,7 +59,6 @@ class _Page:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    add_root_option(parser)
     parser.add_argument("page", metavar="PAGE", help="the page's slug: docs/PAGE.md")
 
 
@@ -69,15 +66,15 @@ def _spelling(page: _Page) -> Outcome:
     beside = Path(sys.executable).with_name("codespell")  # the environment's own, else PATH
     codespell = str(beside) if beside.exists() else shutil.which("codespell")
     if codespell is None:
-        return Outcome(problems=["codespell is not installed: install the test extra "
-                                 "(`pip install -e \".[test]\"`, which `make check` does)"])
+        return ["codespell is not installed: install the test extra "
+                "(`pip install -e \".[test]\"`, which `make check` does)"]
     paths = [str(p.relative_to(page.root)) for p in (
         page.root / "docs" / f"{page.slug}.md", page.root / "docs" / f"{page.slug}.en.md",
         page.root / "snippets" / page.slug) if p.exists()]
     done = subprocess.run([codespell, *paths], cwd=page.root, capture_output=True, text=True)
-    return Outcome(problems=[
+    return [
         f"{line}; fix the typo, or, if it is a correct Spanish word, add it (lowercase) to "
-        ".codespell-words.txt" for line in done.stdout.splitlines() if line.strip()])
+        ".codespell-words.txt" for line in done.stdout.splitlines() if line.strip()]
 
 
 def _sources(page: _Page) -> Outcome:
@@ -85,11 +82,11 @@ def _sources(page: _Page) -> Outcome:
         page.project = Project.load(page.root)
     except HarnessError as exc:
         page.sources_failed = page.blocking = True
-        return Outcome(problems=[str(exc)])
+        return [str(exc)]
     found = [p for p in check_project(page.project) if page.shown in p.pages or not p.pages]
     page.sources_failed = any(not p.twin for p in found)
     page.blocking = bool(found)
-    return Outcome(problems=[p.message for p in found])
+    return [p.message for p in found]
 
 
 def marker_problems(project: Project, slug: str) -> list[str]:
@@ -128,72 +125,71 @@ def marker_problems(project: Project, slug: str) -> list[str]:
 
 def _markers(page: _Page) -> Outcome:
     if page.project is None:
-        return Outcome(skipped="the page's sources could not be read (above)")
+        return "the page's sources could not be read (above)"
     problems = marker_problems(page.project, page.slug)
     page.blocking = page.blocking or bool(problems)
     page.contradicted = any(CONTRADICTS in p for p in problems)
-    return Outcome(problems=problems)
+    return problems
 
 
 def _seeds(page: _Page) -> Outcome:
     try:
-        return Outcome(problems=seed_problems(page.root, page.slug))
+        return seed_problems(page.root, page.slug)
     except HarnessError as exc:
-        return Outcome(problems=[str(exc)])
+        return [str(exc)]
 
 
 def _examples(page: _Page) -> Outcome:
     if page.project is None or page.sources_failed:
-        return Outcome(skipped="the page's sources have the problems above; its examples "
-                               "would report them again")
+        return "the page's sources have the problems above; its examples would report them again"
     if page.contradicted:  # one mistake, one message: the example would fail on it too
-        return Outcome(skipped="a recorded value contradicts an expectation (above); the "
-                               "example would report the same mistake")
+        return ("a recorded value contradicts an expectation (above); the example would "
+                "report the same mistake")
     return _pytest(page, "--tb=short", str(page.shown))
 
 
 def _notebooks(page: _Page) -> Outcome:
     if page.project is None or page.blocking:
-        return Outcome(skipped="they are built from the sources and records checked above")
+        return "they are built from the sources and records checked above"
     ours = {notebook_path(page.root / "docs" / name)
             for name in (f"{page.slug}.md", f"{page.slug}.en.md")}
     try:
         stale = out_of_date(page.project, load_all(page.root / "results", root=page.root))
     except HarnessError as exc:
-        return Outcome(problems=[str(exc)])
-    return Outcome(problems=[
+        return [str(exc)]
+    return [
         f"{page.project.shown(path)}: differs from what docs/{page.slug}.md, its twin, "
         f"snippets/{page.slug}/ (code and expectations.toml) and results/ make of it; run "
         "`make notebooks` (python -m harness notebooks --write)"
-        for path in sorted(stale) if path in ours])
+        for path in sorted(stale) if path in ours]
 
 
 def _build(page: _Page) -> Outcome:
     if page.blocking:
-        return Outcome(skipped="it would stop on the problems above")
+        return "it would stop on the problems above"
     with tempfile.TemporaryDirectory(prefix="check-site-") as site:
         done = subprocess.run(
             [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", site], cwd=page.root,
             capture_output=True, text=True)
     if done.returncode == 0:
-        return Outcome()
+        return []
     log = (done.stdout + done.stderr).splitlines()
     problems = [line for line in log if line.startswith(_BUILD_LINES)]
     # MkDocs' closing "Aborted with …" line can precede the problems in the joined log.
     problems.sort(key=lambda line: line.startswith("Aborted"))
-    return Outcome(problems=problems or log[-20:])
+    return problems or log[-20:]
 
 
 def _browser(page: _Page) -> Outcome:
     """The browser tests whose ids name the page (both languages, every width): what CI's
     `make test` would find in a real Chromium about this page only."""
     if page.blocking:
-        return Outcome(skipped="the site would not build (above)")
+        return "the site would not build (above)"
     if not (page.root / "tests" / "browser").is_dir():
-        return Outcome(skipped="this checkout has no tests/browser")
+        return "this checkout has no tests/browser"
     if shutil.which("chromium") is None:
-        return Outcome(skipped="no `chromium` on PATH: run `make browser` (root, apt), then "
-                               "`make check` again; `make test` runs them, and CI fails without")
+        return ("no `chromium` on PATH: run `make browser` (root, apt), then `make check` "
+                "again; `make test` runs them, and CI fails without")
     # 5: no browser test names this page
     return _pytest(page, "--tb=line", "-m", "browser", "-k", page.slug, "tests/browser", ok=(0, 5))
 
@@ -202,9 +198,7 @@ def _pytest(page: _Page, *args: str, ok: tuple[int, ...] = (0,)) -> Outcome:
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "--no-header", "-p", "no:randomly",
          "-p", "no:cacheprovider", *args], cwd=page.root, capture_output=True, text=True)
-    if done.returncode in ok:
-        return Outcome()
-    return Outcome(problems=[(done.stdout + done.stderr).strip()])
+    return [] if done.returncode in ok else [(done.stdout + done.stderr).strip()]
 
 
 #: (name, what it checks, step), in the order they run.
@@ -231,11 +225,12 @@ def run(args: argparse.Namespace) -> int:
     for name, what, step in STEPS:
         print(f"== {name} ({what.replace('PAGE', slug)})", flush=True)
         outcome = step(page)
-        if outcome.skipped:
-            print(f"   not run: {outcome.skipped}")
-        for problem in outcome.problems:
+        if isinstance(outcome, str):
+            print(f"   not run: {outcome}")
+            continue
+        for problem in outcome:
             print(problem)
-        if outcome.problems:
+        if outcome:
             failed.append(name)
     if failed:
         print(f"check {slug}: FAILED: {', '.join(failed)}")

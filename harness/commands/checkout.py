@@ -13,20 +13,13 @@ from pathlib import Path
 
 from harness.core.errors import HarnessError
 
-__all__ = ["add_results_option", "add_root_option", "records_folder", "root_of"]
+__all__ = ["add_results_option", "records_folder", "root_of"]
 
 _LOOKED_FOR = "a folder holding both mkdocs.yml and snippets/"
 
 
 def _is_checkout(folder: Path) -> bool:
     return (folder / "mkdocs.yml").is_file() and (folder / "snippets").is_dir()
-
-
-def add_root_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--root", type=Path, metavar="CHECKOUT",
-        help="the checkout to work on (default: the nearest folder at or above the working "
-             "directory that holds mkdocs.yml and snippets/)")
 
 
 def add_results_option(parser: argparse.ArgumentParser) -> None:

@@ -1,10 +1,11 @@
 """The command line, ``python -m harness COMMAND``: a small dispatcher; each
 command lives in its own module of this folder.
 
-A command module has a ``configure`` that adds its options and a ``run`` that
-returns the exit status; the first paragraph of its docstring is the command's
-description in ``--help``. Input problems (:class:`~harness.core.errors.HarnessError`)
-print one message naming file and line and exit with status 2, without a traceback.
+Every command takes ``--root`` (:func:`~harness.commands.checkout.root_of`); a command
+module has a ``configure`` that adds its own options and a ``run`` that returns the exit
+status; the first paragraph of its docstring is the command's description in ``--help``.
+Input problems (:class:`~harness.core.errors.HarnessError`) print one message naming file
+and line and exit with status 2, without a traceback.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import argparse
 import importlib.metadata
 import re
 import sys
+from pathlib import Path
 from types import ModuleType
 
 from harness.commands import check, drift, notebooks, publish, record
@@ -57,6 +59,10 @@ def parser() -> argparse.ArgumentParser:
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, module, summary in COMMANDS:
         command = commands.add_parser(name, help=summary, description=description(module))
+        command.add_argument(
+            "--root", type=Path, metavar="CHECKOUT",
+            help="the checkout to work on (default: the nearest folder at or above the working "
+                 "directory that holds mkdocs.yml and snippets/)")
         module.configure(command)
         command.set_defaults(handler=module.run)
     return top

@@ -12,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from harness.commands.checkout import add_results_option, add_root_option, records_folder, root_of
+from harness.commands.checkout import add_results_option, records_folder, root_of
 from harness.core.errors import HarnessError
 from harness.core.types import TrialSpec
 from harness.records.drift import Drift, drift_report
@@ -25,7 +25,6 @@ __all__ = ["configure", "report_for", "run"]
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    add_root_option(parser)
     add_results_option(parser)
     parser.add_argument("--lang", choices=("es", "en"), default="en",
                         help="language of the report (default: en, for reviewers)")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from harness.commands.checkout import add_root_option, root_of
+from harness.commands.checkout import root_of
 from harness.records.store import Records, load_all
 from harness.sources.pages import find_includes
 from harness.sources.project import Project
@@ -21,7 +21,6 @@ __all__ = ["configure", "run"]
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    add_root_option(parser)
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--write", action="store_true",
                       help="regenerate docs/cuadernos/*.ipynb from the pages, snippets and records")

@@ -14,27 +14,18 @@ import importlib.util
 import os
 import sys
 
-from harness.commands.checkout import add_results_option, add_root_option, records_folder, root_of
+from harness.commands.checkout import add_results_option, records_folder, root_of
 from harness.core.errors import HarnessError, relative
 from harness.records.commit import locked
 from harness.records.provenance import grade_text, listed_missing, sign_set, vouch
 from harness.records.store import load_all
 
-__all__ = ["INSTALL_HINT", "KEY_VARIABLE", "configure", "require_filelock", "run"]
+__all__ = ["INSTALL_HINT", "KEY_VARIABLE", "configure", "run"]
 
 #: What installs the recording tools (torch, numpy, filelock).
 INSTALL_HINT = "pip install '.[run]'"
 #: The environment variable that holds the workflow's private signing key (its text).
 KEY_VARIABLE = "RECORDS_SIGNING_KEY"
-
-
-def require_filelock(command: str) -> None:
-    """A clear error, naming the extra, where writers cannot lock (no filelock)."""
-    if importlib.util.find_spec("filelock") is None:
-        raise HarnessError(
-            f"{command} writes records under a lock and needs the package filelock, which is "
-            f"not installed here; install the recording extra: {INSTALL_HINT} "
-            "(or pip install filelock)")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -44,7 +35,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("device", nargs="?", help="with add: a device key, e.g. cpu")
     parser.add_argument("--run", default=os.environ.get("GITHUB_RUN_ID", ""),
                         help="with sign: the workflow run (default: $GITHUB_RUN_ID)")
-    add_root_option(parser)
     add_results_option(parser)
 
 
@@ -55,8 +45,11 @@ def run(args: argparse.Namespace) -> int:
     if (args.action == "add") != bool(args.torch_build and args.device):
         raise HarnessError("publish add needs TORCH_BUILD and DEVICE (e.g. `python -m harness "
                            "publish add 2.13.0+cpu cpu`); check and sign take neither")
-    if args.action != "check":
-        require_filelock(f"publish {args.action}")
+    if args.action != "check" and importlib.util.find_spec("filelock") is None:
+        raise HarnessError(
+            f"publish {args.action} writes records under a lock and needs the package "
+            "filelock, which is not installed here; install the recording extra: "
+            f"{INSTALL_HINT} (or pip install filelock)")
     if args.action == "add":
         with locked(results, shown=shown):
             changed = vouch(results, args.torch_build, args.device)

@@ -3,9 +3,8 @@ this checkout on one device, and merge them into results/<torch build>/.
 
 :func:`make_plan` checks every argument before torch is imported (a typo fails before any
 measurement is thrown away); :func:`execute` measures, observes and commits in one atomic
-step (a killed or failing run leaves the previous set byte-identical); :func:`report`
-says what was recorded. Exit 1 if any example failed or nothing was recorded, 2 on bad
-input.
+step (a killed or failing run leaves the previous set byte-identical) and says what was
+recorded. Exit 1 if any example failed or nothing was recorded, 2 on bad input.
 """
 
 from __future__ import annotations
@@ -19,26 +18,26 @@ import shutil
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from harness.commands.checkout import add_results_option, add_root_option, records_folder, root_of
-from harness.commands.publish import INSTALL_HINT, require_filelock
+from harness.commands.checkout import add_results_option, records_folder, root_of
+from harness.commands.publish import INSTALL_HINT
 from harness.core.errors import HarnessError, relative, suggest
 from harness.core.rows import TrialRow
 from harness.core.seconds import parse_seconds
 from harness.core.types import DEVICE_TYPES, Environment, TrialSpec
 from harness.records import commit, store
 from harness.records.commit import locked
-from harness.records.provenance import set_files, unsigned_entries, verify_set
+from harness.records.provenance import unsigned_entries, verify_set
 from harness.run import devices, timing
 from harness.run.examples import ExampleReport, record_examples, timeout_from_env
 from harness.sources.checks import check_project, raise_problems
 from harness.sources.project import Project
 from harness.sources.trials import Method, load_method, load_trials, spec_sha256, workload_sources
 
-__all__ = ["NOTHING_RECORDED", "Outcome", "RecordPlan", "configure", "execute", "make_plan",
-           "report", "run", "select_trials"]
+__all__ = ["NOTHING_RECORDED", "RecordPlan", "configure", "execute", "make_plan", "run",
+           "select_trials"]
 
 NOTHING_RECORDED = "error: nothing was recorded; the previous records are unchanged"
 #: Seconds of steady state per trial: blocked_autorange is steady from about 1 s
@@ -64,7 +63,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(mode="full")
     parser.add_argument("--only", choices=("examples", "trials"),
                         help="record only the examples' outputs or only the trials")
-    add_root_option(parser)
     add_results_option(parser)
     parser.add_argument("--trials", nargs="+", metavar="NAME",
                         help="record only these trials (regardless of --quick)")
@@ -125,19 +123,16 @@ def select_trials(
     groups: list[str] | None = None,
 ) -> tuple[list[TrialSpec], list[TrialSpec]]:
     """(trials to run, trials skipped as not applicable to ``device_type``)."""
+    for flag, what, asked, known in (
+            ("--groups", "group", groups, {s.group for s in specs.values()}),
+            ("--trials", "trial", names, set(specs))):
+        for name in asked or []:
+            if name not in known:
+                raise HarnessError(f"{flag}: unknown {what} {name!r}.{suggest(name, known)}")
     if groups:
-        known = {s.group for s in specs.values()}
-        for group in groups:
-            if group not in known:
-                raise HarnessError(f"--groups: unknown group {group!r}.{suggest(group, known)}")
         names = [s.name for s in specs.values() if s.group in groups] + list(names or [])
-    if names:
-        for name in names:
-            if name not in specs:
-                raise HarnessError(f"--trials: unknown trial {name!r}.{suggest(name, set(specs))}")
-        chosen = [specs[n] for n in dict.fromkeys(names)]
-    else:
-        chosen = [s for s in specs.values() if mode == "full" or s.quick]
+    chosen = ([specs[n] for n in dict.fromkeys(names)] if names
+              else [s for s in specs.values() if mode == "full" or s.quick])
     return ([s for s in chosen if device_type in s.devices],
             [s for s in chosen if device_type not in s.devices])
 
@@ -192,8 +187,7 @@ def make_plan(args: argparse.Namespace) -> RecordPlan:
             raise HarnessError(
                 "record runs the trials and the examples with torch, which is not installed "
                 f"here; install the recording extra: {INSTALL_HINT} (torch, numpy and "
-                "filelock), or pip install torch")
-        require_filelock("record")
+                "filelock), or pip install torch")  # torch requires filelock (the lock)
     return plan
 
 
@@ -216,15 +210,6 @@ class _Progress:
         self.show(label, note)
 
 
-@dataclass(frozen=True, kw_only=True)
-class Outcome:
-    environment: Environment
-    paths: store.SetPaths
-    rows: list[TrialRow] = field(default_factory=list)
-    examples: ExampleReport = field(default_factory=ExampleReport)
-    committed: commit.CommitReport | None = None  # None: nothing recorded (nor written)
-
-
 def _summary(row: TrialRow) -> str:
     if row.error:
         return f"error: {row.error}"
@@ -236,10 +221,11 @@ def _summary(row: TrialRow) -> str:
 
 
 def _trials(plan: RecordPlan, *, device: object, environment: Environment
-            ) -> tuple[list[TrialRow], dict[str, object]]:
-    """The rows, and what the environment keeps beside them: runs per trial, the timed
-    thread's CPU time per block, each run's first call, accelerator reserved peaks and
-    callgrind's instruction counts."""
+            ) -> tuple[list[TrialRow], Environment]:
+    """The rows, and the environment (described before the first trial: every row names
+    its run id) with what it keeps beside them: runs per trial, the timed thread's CPU time
+    per block, each run's first call, accelerator reserved peaks, callgrind's instruction
+    counts and the --bare-loop ratio."""
     sources = workload_sources(workloads=plan.workloads)
     progress = _Progress(len(plan.trials))
     rows: list[TrialRow] = []
@@ -253,12 +239,11 @@ def _trials(plan: RecordPlan, *, device: object, environment: Environment
                                     blocks=plan.method.blocks, workloads=plan.workloads)
         row = measured.row
         rows.append(row)
-        if measured.cpu_s:
-            beside["thread_cpu_s"][spec.name] = list(measured.cpu_s)
-        if measured.first_calls_s:
-            beside["first_calls_s"][spec.name] = list(measured.first_calls_s)
-        if measured.memory_reserved is not None:
-            beside["memory_reserved"][spec.name] = measured.memory_reserved
+        kept = {"thread_cpu_s": list(measured.cpu_s), "first_calls_s": list(measured.first_calls_s),
+                "memory_reserved": measured.memory_reserved}
+        for name, value in kept.items():
+            if value not in ([], None):
+                beside[name][spec.name] = value
         if counting and spec.name in plan.method.instructions and not row.error:
             progress.show(spec.name, "callgrind")
             beside["instructions"][spec.name] = timing.instructions(spec, workloads=plan.workloads)
@@ -267,7 +252,13 @@ def _trials(plan: RecordPlan, *, device: object, environment: Environment
                                 **{k: v for k, v in beside.items() if v}}
     if plan.instructions and not counting:
         extra["instructions_missing"] = "valgrind not found: no instruction counts"
-    return rows, extra
+    bare_loop = environment.bare_loop
+    timed = next((r for r in rows if r.trial == plan.bare_loop and r.latency), None)
+    if timed is not None and timed.latency:  # only a measured row has a latency to compare
+        spec = next(s for s in plan.trials if s.name == timed.trial)
+        bare_loop = timing.bare_loop(spec, device=device, harness_s=timed.latency,
+                                     workloads=plan.workloads)
+    return rows, replace(environment, extra={**environment.extra, **extra}, bare_loop=bare_loop)
 
 
 def _examples(plan: RecordPlan, environment: Environment) -> ExampleReport:
@@ -302,72 +293,46 @@ def _environment(plan: RecordPlan, device: object, key: str) -> Environment:
                         run_id=run_id)
 
 
-def _completed(plan: RecordPlan, environment: Environment, rows: list[TrialRow],
-               device: object, beside: dict[str, object]) -> Environment:
-    """The environment (described before the first trial: every row names its run id)
-    with what the trials found beside their rows, and the --bare-loop ratio."""
-    bare_loop = environment.bare_loop
-    timed = next((r for r in rows if r.trial == plan.bare_loop and r.latency), None)
-    if timed is not None and timed.latency:  # only a measured row has a latency to compare
-        spec = next(s for s in plan.trials if s.name == timed.trial)
-        bare_loop = timing.bare_loop(spec, device=device, harness_s=timed.latency,
-                                     workloads=plan.workloads)
-    return replace(environment, extra={**environment.extra, **beside}, bare_loop=bare_loop)
-
-
-def execute(plan: RecordPlan) -> Outcome:
-    """Measure, observe and commit; nothing is written when nothing was recorded."""
+def execute(plan: RecordPlan) -> int:
+    """Measure, observe and commit in one atomic step (nothing is written when nothing was
+    recorded), then say what was recorded."""
     device = devices.select(plan.device_type)
     key = store.device_key(device.type, devices.device_name(device))
     environment = _environment(plan, device, key)
     paths = store.SetPaths.of(plan.results, environment.torch_build, key)
-    rows, beside = _trials(plan, device=device, environment=environment) \
-        if plan.trials else ([], {})
-    environment = _completed(plan, environment, rows, device, beside)
+    rows, environment = _trials(plan, device=device, environment=environment) \
+        if plan.trials else ([], environment)
     examples = _examples(plan, environment) if plan.project is not None else ExampleReport()
-    committed = None
-    if rows or examples.observations:
-        # One atomic step: rows, observations and their environment, or nothing at all.
-        committed = commit.commit_set(
-            paths, environment=environment, rows=rows, observations=examples.observations,
-            expected=plan.project.expected_keys() if plan.project is not None else None,
-            control=plan.control)
-    return Outcome(environment=environment, paths=paths, rows=rows,
-                   examples=examples, committed=committed)
-
-
-# ---------------------------------------------------------------- the report
-
-def report(plan: RecordPlan, outcome: Outcome) -> int:
-    rows, examples = outcome.rows, outcome.examples
+    committed = commit.commit_set(
+        paths, environment=environment, rows=rows, observations=examples.observations,
+        expected=plan.project.expected_keys() if plan.project is not None else None,
+        control=plan.control) if rows or examples.observations else None
     if rows:
         failed = sum(1 for r in rows if r.error)
         below = sum(1 for r in rows if not r.error and not r.quality_pass)
         print(f"{len(rows)} trial rows ({failed} with errors, {below} failing quality, "
               f"{sum(r.noisy for r in rows)} noisy)", file=sys.stderr)
-    if outcome.environment.bare_loop:
-        print(f"bare loop: {outcome.environment.bare_loop}", file=sys.stderr)
+    if environment.bare_loop:
+        print(f"bare loop: {environment.bare_loop}", file=sys.stderr)
     for failure in examples.failures:
         print(failure, file=sys.stderr)
-    committed = outcome.committed
     if committed is None:
         print(NOTHING_RECORDED, file=sys.stderr)
         return 1
     for removed in committed.removed:
         print(f"removed observation {removed}: no expectation asks for it any more",
               file=sys.stderr)
-    folder, key = outcome.paths.folder, outcome.paths.key
-    shown = relative(folder, plan.root)
+    shown = relative(paths.folder, plan.root)
     print(f"{shown}/{key}: {len(rows)} trial rows and "
           f"{committed.recorded - len(rows)} observations recorded, {committed.unchanged} "
           f"observations unchanged (date kept), {len(examples.failures)} examples failed",
           file=sys.stderr)
-    if verify_set(plan.results, folder.name, key, set_files(folder, key), shown=shown.parent,
+    if verify_set(plan.results, paths.folder.name, key, shown=shown.parent,
                   unsigned=unsigned_entries(plan.results, shown.parent)).problems:
         where = "" if plan.results == plan.root / "results" else f" --results {plan.results}"
         print(f"the build accepts this set once the recording workflow signs it, or once you "
               f"vouch for it as recorded by hand: run `python -m harness publish add "
-              f"{folder.name} {key}{where}`", file=sys.stderr)
+              f"{paths.folder.name} {key}{where}`", file=sys.stderr)
     return 1 if examples.failures else 0
 
 
@@ -382,4 +347,4 @@ def run(args: argparse.Namespace) -> int:
         return 1
     # A second record waits here, naming the lock, before it runs anything.
     with locked(plan.results, shown=relative(plan.results, plan.root)):
-        return report(plan, execute(plan))
+        return execute(plan)

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 from harness.core.errors import HarnessError, suggest
 from harness.core.rows import TrialRow
 from harness.core.types import DEVICE_TYPES, DTYPES, TASKS, TrialSpec
 from harness.records.drift import control_shifts, machine, summaries
 from harness.records.drift_stats import change_interval, runs_needed, window_noise
-from harness.records.store import DeviceRecord, Records
+from harness.records.store import Records
 from harness.sources.claims import Claim
 
 __all__ = ["Evaluation", "evaluate"]
@@ -26,21 +27,14 @@ class Evaluation:
     claim: Claim
     values: tuple[str, ...] | None  # what the records show; None: nothing recorded to read
 
-    @property
-    def holds(self) -> bool:
-        """A claim without ``expect`` is generated from the records: it always holds."""
-        if self.claim.expect is None or self.values is None:
-            return True
-        return set(self.values) == set(self.claim.expect)
-
 
 Predicate = Callable[[Records, dict[str, TrialSpec], dict[str, str]], tuple[str, ...] | None]
 
 
-def _devices(part: str) -> Predicate:
-    """The device types of the sets that hold ``part`` (observations or rows)."""
-    return lambda records, specs, args: tuple(sorted(
-        {r.device_type for r in records.items if getattr(r, part)})) or None
+def _example_devices(records: Records, specs: dict[str, TrialSpec],
+                     args: dict[str, str]) -> tuple[str, ...] | None:
+    """The device types of the sets that hold observed example outputs."""
+    return tuple(sorted({r.device_type for r in records.items if r.observations})) or None
 
 
 def _same_work(spec: TrialSpec, other: TrialSpec) -> bool:
@@ -49,59 +43,45 @@ def _same_work(spec: TrialSpec, other: TrialSpec) -> bool:
     return other.name != spec.name and all(getattr(other, f) == getattr(spec, f) for f in fields)
 
 
-def _faster(record: DeviceRecord, specs: dict[str, TrialSpec], than: str,
-            passing: bool) -> dict[str, list[str]] | None:
-    """dtype → the sizes at which its row is faster than the ``than`` row of the same
-    work in ``record``: the exact interval of the ratio of their run summaries, widened by
-    the drift between recording windows (the drift report's rule, Bonferroni over every
-    pair compared), lies below 1. A dtype that is its own quality reference never counts
-    as passing (its error is 0 by construction). ``None`` when a pair has too few runs."""
-    pairs: list[tuple[TrialSpec, TrialRow, TrialRow]] = []
-    for row in record.rows:
-        spec = specs.get(row.trial)
-        if spec is None or spec.dtype == than or row.latency is None or row.error:
-            continue
-        if row.quality_pass != passing or (passing and spec.dtype == spec.reference_dtype):
-            continue
-        for other in specs.values():
-            if other.dtype != than or not _same_work(spec, other):
-                continue
-            base = record.row(other.name)
-            # Two rows measured on different processors compare machines, not dtypes.
-            if (base is not None and base.latency is not None and not base.error
-                    and machine(record, base) == machine(record, row)):
-                pairs.append((spec, row, base))
+def _faster_on(records: Records, specs: dict[str, TrialSpec], args: dict[str, str], *,
+               passing: bool) -> tuple[str, ...] | None:
+    """Each dtype (with the sizes) whose row is faster than the ``than`` row of the same
+    work in a record of the device: the exact interval of the ratio of their run summaries,
+    widened by the drift between recording windows (the drift report's rule, Bonferroni
+    over every pair compared in the record), lies below 1. A dtype that is its own quality
+    reference never counts as passing (its error is 0 by construction)."""
+    on_device = [r for r in records.items if r.device_type == args["device"] and r.rows]
+    if not on_device:
+        return None
     found: dict[str, list[str]] = {}
-    # Two trials are two recording windows, as two builds are: the same widening.
-    window = window_noise(control_shifts(record))
-    for spec, row, base in pairs:
-        faster, slower = (s.cpu or s.wall for s in (summaries(record, row),
-                                                     summaries(record, base)))
-        if window is None or min(len(faster), len(slower)) < runs_needed(len(pairs)):
-            return None
-        interval = change_interval(slower, faster, comparisons=len(pairs), window=window)
-        if interval is not None and interval.high < 1.0:
-            found.setdefault(spec.dtype, []).append(row.shape.replace("x", "×"))
-    return found
-
-
-def _faster_on(passing: bool) -> Predicate:
-    def read(records: Records, specs: dict[str, TrialSpec],
-             args: dict[str, str]) -> tuple[str, ...] | None:
-        on_device = [r for r in records.items if r.device_type == args["device"] and r.rows]
-        if not on_device:
-            return None
-        found: dict[str, list[str]] = {}
-        for record in on_device:
-            faster = _faster(record, specs, args["than"], passing)
-            if faster is None:
+    for record in on_device:
+        pairs: list[tuple[TrialSpec, TrialRow, TrialRow]] = []
+        for row in record.rows:
+            spec = specs.get(row.trial)
+            if spec is None or spec.dtype == args["than"] or row.latency is None or row.error:
+                continue
+            if row.quality_pass != passing or (passing and spec.dtype == spec.reference_dtype):
+                continue
+            for other in specs.values():
+                if other.dtype != args["than"] or not _same_work(spec, other):
+                    continue
+                base = record.row(other.name)
+                # Two rows measured on different processors compare machines, not dtypes.
+                if (base is not None and base.latency is not None and not base.error
+                        and machine(record, base) == machine(record, row)):
+                    pairs.append((spec, row, base))
+        # Two trials are two recording windows, as two builds are: the same widening.
+        window = window_noise(control_shifts(record))
+        for spec, row, base in pairs:
+            faster, slower = (s.cpu or s.wall for s in (summaries(record, row),
+                                                         summaries(record, base)))
+            if window is None or min(len(faster), len(slower)) < runs_needed(len(pairs)):
                 return None  # too few runs: the records cannot say, so nothing is claimed
-            for dtype, sizes in faster.items():
-                found.setdefault(dtype, []).extend(sizes)
-        # () is a reading: none was faster. Each value names its sizes.
-        return tuple(sorted(f"{d} ({', '.join(dict.fromkeys(s))})" for d, s in found.items()))
-
-    return read
+            interval = change_interval(slower, faster, comparisons=len(pairs), window=window)
+            if interval is not None and interval.high < 1.0:
+                found.setdefault(spec.dtype, []).append(row.shape.replace("x", "×"))
+    # () is a reading: none was faster. Each value names its sizes.
+    return tuple(sorted(f"{d} ({', '.join(dict.fromkeys(s))})" for d, s in found.items()))
 
 
 def _trial_setting(records: Records, specs: dict[str, TrialSpec],
@@ -124,9 +104,7 @@ def _latency_flat(records: Records, specs: dict[str, TrialSpec],
     """``("flat",)`` when, in every record of the device, the group's rows of the task
     (its batch sizes) stay within :data:`FLAT_RATIO` of each other; ``("grows",)`` else."""
     spreads = []
-    for record in records.items:
-        if record.device_type != args["device"]:
-            continue
+    for record in (r for r in records.items if r.device_type == args["device"]):
         latencies = [r.latency for r in record.rows if r.latency and not r.error
                      and (s := specs.get(r.trial)) is not None
                      and s.group == args["group"] and s.task == args["task"]]
@@ -137,11 +115,10 @@ def _latency_flat(records: Records, specs: dict[str, TrialSpec],
     return ("flat",) if max(spreads) <= FLAT_RATIO else ("grows",)
 
 
-_PREDICATES = {
-    "example-devices": _devices("observations"),
-    "trial-devices": _devices("rows"),
-    "faster-passing": _faster_on(passing=True),
-    "faster-failing": _faster_on(passing=False),
+_PREDICATES: dict[str, Predicate] = {
+    "example-devices": _example_devices,
+    "faster-passing": partial(_faster_on, passing=True),
+    "faster-failing": partial(_faster_on, passing=False),
     "trial-setting": _trial_setting,
     "latency-flat": _latency_flat,
 }
@@ -149,13 +126,14 @@ _PREDICATES = {
 
 def evaluate(claim: Claim, records: Records, specs: dict[str, TrialSpec]) -> Evaluation:
     """Read ``claim``'s predicate; a bad argument names the claim's line and the valid names."""
-    known = {"device": DEVICE_TYPES, "than": DTYPES, "task": TASKS, "trial": tuple(specs),
-             "group": tuple(dict.fromkeys(s.group for s in specs.values()))}
+    known = {"device": DEVICE_TYPES, "than": DTYPES, "task": TASKS}
+    if specs:  # the trials' own names, where trials.toml was read
+        known |= {"trial": tuple(specs),
+                  "group": tuple(dict.fromkeys(s.group for s in specs.values()))}
     for key, value in claim.args.items():
-        valid = known.get(key)
-        if valid is not None and (specs or key not in ("trial", "group")) and value not in valid:
+        if value not in known.get(key, (value,)):
             raise HarnessError(f"{claim.location}: {key} = {value!r} names no {key} the "
-                               f"harness knows.{suggest(value, valid)}")
+                               f"harness knows.{suggest(value, known[key])}")
     try:
         values = _PREDICATES[claim.predicate](records, specs, claim.args)
     except HarnessError as exc:

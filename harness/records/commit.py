@@ -53,10 +53,9 @@ def _fsync(path: Path) -> None:
 
 
 @contextmanager
-def locked(results: Path, *, shown: Path, wait: bool = True) -> Iterator[None]:
+def locked(results: Path, *, shown: Path) -> Iterator[None]:
     """Hold the records' lock (re-entrant within a process). When another command holds
-    it, say so naming it, then wait (a second ``record`` measures nothing meanwhile) or,
-    without ``wait``, refuse."""
+    it, say so naming it, then wait (a second ``record`` measures nothing meanwhile)."""
     from filelock import FileLock, Timeout  # installed with torch; only writers need it
 
     results.mkdir(parents=True, exist_ok=True)
@@ -66,8 +65,6 @@ def locked(results: Path, *, shown: Path, wait: bool = True) -> Iterator[None]:
     try:
         lock.acquire(blocking=False)
     except Timeout:
-        if not wait:
-            raise HarnessError(f"{held}; wait for it to finish, then run again") from None
         print(f"{held}; waiting for it to finish", file=sys.stderr, flush=True)
         lock.acquire()
     try:
@@ -100,8 +97,7 @@ def replace_folder(folder: Path, texts: dict[str, str | None], *, shown: Path) -
     staging = folder.with_name(f".{folder.name}.tmp")
     writing = shown
     try:
-        shutil.rmtree(staging, ignore_errors=True)
-        staging.mkdir()
+        staging.mkdir()  # locked() settled any earlier writer's leftovers
         for kept in sorted(folder.iterdir()) if folder.exists() else []:
             writing = shown / kept.name
             if kept.name not in texts:  # the build's other sets, as they are
@@ -146,10 +142,6 @@ class CommitReport:
     removed: list[str] = field(default_factory=list)  # ``snippet name``s no expectation wants
 
 
-def _same_observation(a: Observation, b: Observation) -> bool:
-    return dataclasses.replace(a, date="", run_id="") == dataclasses.replace(b, date="", run_id="")
-
-
 def commit_set(
     paths: SetPaths, *, environment: Environment, rows: list[TrialRow] | None = None,
     observations: list[Observation] | None = None, expected: set[tuple[str, str]] | None = None,
@@ -162,13 +154,12 @@ def commit_set(
     asks for), stored observations outside it are removed; environments nothing names any
     more are dropped. With ``control``, ``rows`` go to ``<device>.control.csv``.
     """
-    shown = paths.folder
     target, beside = ((paths.control_rows, paths.rows) if control
                       else (paths.rows, paths.control_rows))
-    with locked(paths.folder.parent, shown=shown.parent):
-        old_rows = read_rows(target, shown / target.name)
+    with locked(paths.folder.parent, shown=paths.folder.parent):
+        old_rows = read_rows(target, target)
         # The other rows file is not rewritten, but its runs must stay described.
-        beside_runs = {r.run_id for r in read_rows(beside, shown / beside.name)}
+        beside_runs = {r.run_id for r in read_rows(beside, beside)}
         by_key = {(o.snippet, o.name): o for _, o in (
             read_observations(paths.observations, paths.observations)
             if paths.observations.exists() else [])}
@@ -184,7 +175,8 @@ def commit_set(
         unchanged = 0
         for new in observations or []:
             old = by_key.get((new.snippet, new.name))
-            if old is not None and _same_observation(old, new):
+            if old is not None and old == dataclasses.replace(new, date=old.date,
+                                                              run_id=old.run_id):
                 unchanged += 1
             else:
                 by_key[(new.snippet, new.name)] = new
@@ -205,6 +197,6 @@ def commit_set(
         texts[paths.environments.name] = json.dumps(
             {"runs": {k: dataclasses.asdict(v) for k, v in sorted(envs.items()) if k in used}},
             indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-        replace_folder(paths.folder, texts, shown=shown)
+        replace_folder(paths.folder, texts, shown=paths.folder)
     recorded = len(observations or []) - unchanged + len(incoming)
     return CommitReport(recorded=recorded, unchanged=unchanged, removed=removed)

@@ -25,7 +25,7 @@ from harness.core.errors import HarnessError, read_text
 from harness.text.words import word
 
 __all__ = ["NAMESPACE", "SIGNERS", "UNSIGNED", "Provenance", "grade_text", "listed_missing",
-           "set_files", "sign_set", "unsigned_entries", "verify_set", "vouch"]
+           "sign_set", "unsigned_entries", "verify_set", "vouch"]
 
 NAMESPACE = "que-es-pytorch-records"
 SIGNERS = "allowed_signers"
@@ -107,11 +107,12 @@ def _signed(results: Path, build: str, key: str, shown: Path) -> tuple[str, dict
     return (run.group(1) if run else "?"), {name: sha for name, (sha, _) in entries.items()}
 
 
-def verify_set(results: Path, build: str, key: str, files: list[Path], *, shown: Path,
+def verify_set(results: Path, build: str, key: str, *, shown: Path,
                unsigned: dict[str, tuple[str, int]]) -> Provenance:
-    """The grade of the set ``build``/``key`` made of ``files``, and each file no allowed
-    signer signed and ``unsigned`` does not list with its content."""
+    """The grade of the set ``build``/``key``, and each of its files no allowed signer
+    signed and ``unsigned`` does not list with its content."""
     run, signed = _signed(results, build, key, shown)
+    files = _set_files(results / build, key)
     problems, all_signed = [], bool(files)
     for path in files:
         name, sha = f"{build}/{path.name}", _sha256(path)
@@ -130,7 +131,7 @@ def verify_set(results: Path, build: str, key: str, files: list[Path], *, shown:
     return Provenance(run=run if all_signed else "", problems=tuple(problems))
 
 
-def set_files(folder: Path, key: str) -> list[Path]:
+def _set_files(folder: Path, key: str) -> list[Path]:
     """The record files of set ``key`` in ``folder``, not its signature's."""
     suffixes = (".csv", ".control.csv", ".examples.jsonl", ".env.json")
     return sorted(p for p in folder.iterdir() if any(p.name == key + s for s in suffixes))
@@ -141,8 +142,8 @@ def vouch(results: Path, build: str, key: str) -> int:
     lock); how many lines changed. A set an allowed signer signed needs no listing."""
     from harness.records.commit import write_atomically
 
-    files = set_files(results / build, key)
-    if verify_set(results, build, key, files, shown=results, unsigned={}).run:
+    files = _set_files(results / build, key)
+    if verify_set(results, build, key, shown=results, unsigned={}).run:
         return 0
     path = results / UNSIGNED
     old = path.read_text(encoding="utf-8") if path.exists() else (
@@ -163,7 +164,7 @@ def sign_set(results: Path, build: str, key: str, *, private_key: str, run: str)
     """Write the set's ``<device>.sha256`` and sign it with ``private_key`` (its text)."""
     folder = results / build
     manifest = folder / f"{key}.sha256"
-    lines = [f"# run {run}", *(f"{_sha256(p)}  {build}/{p.name}" for p in set_files(folder, key))]
+    lines = [f"# run {run}", *(f"{_sha256(p)}  {build}/{p.name}" for p in _set_files(folder, key))]
     manifest.write_text("\n".join(lines) + "\n", encoding="utf-8")
     fd, name = tempfile.mkstemp(prefix="records-key-")  # private (0600), as ssh-keygen wants
     try:

@@ -34,7 +34,7 @@ from typing import Any, Literal
 from harness.core.errors import HarnessError, Location, read_text, relative, suggest
 from harness.core.rows import COLUMNS, CSV_HEADER, Column, TrialRow
 from harness.core.types import DEVICE_TYPES, OBSERVATION_KINDS, Environment, Observation
-from harness.records.provenance import Provenance, set_files, unsigned_entries, verify_set
+from harness.records.provenance import Provenance, unsigned_entries, verify_set
 
 __all__ = [
     "CLOCK_SKEW", "MAX_OBSERVED_CHARS", "MAX_RECORD_BYTES", "NUMBER_DIGITS", "SAMPLE_DIGITS",
@@ -105,16 +105,12 @@ def type_problem(value: Any, hint: Any) -> str | None:
               str: (isinstance(value, str), "text")}.get(hint)
     if scalar is not None:
         return None if scalar[0] else scalar[1]
-    if origin is tuple:
+    if origin is tuple:  # every stored tuple field is tuple[X, ...]
         if not isinstance(value, (list, tuple)):
             return f"a list ({_describe(hint)})"
-        variadic = len(args) == 2 and args[1] is Ellipsis
-        if not variadic and len(args) != len(value):
-            return f"a list of {len(args)}"
         for index, item in enumerate(value):
-            expected = args[0] if variadic else args[index]
-            if type_problem(item, expected):
-                return f"a list of {_describe(expected)} (item {index} is {item!r})"
+            if type_problem(item, args[0]):
+                return f"a list of {_describe(args[0])} (item {index} is {item!r})"
     elif origin is dict:
         if not isinstance(value, dict):
             return f"an object ({_describe(hint)})"
@@ -494,8 +490,7 @@ def load_all(results: Path, *, root: Path | None = None) -> Records:
             raise HarnessError(
                 f"{shown_results}/{build}/{key}.env.json:1: missing; every record "
                 "needs the environment it was made in (re-run the record command)")
-        provenance = verify_set(results, build, key, set_files(results / build, key),
-                                shown=shown_results, unsigned=unsigned)
+        provenance = verify_set(results, build, key, shown=shown_results, unsigned=unsigned)
         record = DeviceRecord(torch_build=build, device_key=key, provenance=provenance, **parts)
         _attribution(record, relative(results / build, base))
         items.append(record)

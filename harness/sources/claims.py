@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, get_args
 
 from harness.core.errors import (
     HarnessError,
@@ -26,33 +25,32 @@ from harness.core.errors import (
     table_lines,
 )
 
-__all__ = ["ARGUMENTS", "CLAIMS_FILE", "CONFIG_ONLY", "PREDICATES", "VALUE", "Claim",
-           "Predicate", "load_claims"]
+__all__ = ["ARGUMENTS", "CLAIMS_FILE", "PREDICATES", "VALUE", "Claim", "load_claims"]
 
 CLAIMS_FILE = "claims.toml"
 
-#: What a claim can read from the records (see harness/records/claims.py).
-Predicate = Literal["example-devices", "trial-devices", "faster-passing", "faster-failing",
-                    "trial-setting", "latency-flat"]
-PREDICATES: tuple[str, ...] = get_args(Predicate)
-#: The arguments each predicate takes (all required), and what each is.
-ARGUMENTS: dict[str, dict[str, str]] = {
-    "example-devices": {},
-    "trial-devices": {},
-    "faster-passing": {"device": "a device type (cpu, cuda…)", "than": "the baseline dtype"},
-    "faster-failing": {"device": "a device type (cpu, cuda…)", "than": "the baseline dtype"},
-    "trial-setting": {"trial": "a trial of trials/trials.toml",
-                      "field": "one of its settings (tolerance, shape, batch…)"},
-    "latency-flat": {"group": "a trial group", "device": "a device type (cpu, cuda…)",
-                     "task": "inference, training, gradients or compute"},
+#: What each argument names (all are required).
+ARGUMENTS = {
+    "device": "a device type (cpu, cuda…)", "than": "the baseline dtype",
+    "trial": "a trial of trials/trials.toml", "group": "a trial group",
+    "field": "one of its settings (tolerance, shape, batch…)",
+    "task": "inference, training, gradients or compute",
 }
-_KEYS = {"id", "predicate", "expect", "es", "en"}
-#: Predicates that read only configuration (trials.toml), never a record: their sentence
-#: may not present what it says as something measured or observed.
-CONFIG_ONLY = ("trial-setting",)
+#: Each predicate a claim can read (harness/records/claims.py) and its arguments.
+PREDICATES: dict[str, tuple[str, ...]] = {
+    "example-devices": (),
+    "faster-passing": ("device", "than"),
+    "faster-failing": ("device", "than"),
+    "trial-setting": ("trial", "field"),
+    "latency-flat": ("group", "device", "task"),
+}
+#: The predicate that reads only configuration (trials.toml), never a record: its
+#: sentence may not present what it says as something measured or observed.
+_CONFIG_ONLY = "trial-setting"
 _MEASURED = re.compile(
     r"medici|medid|mide|registr|observ|muestran|measur|recorded|shows?\b",  # codespell:ignore
     re.IGNORECASE)
+_KEYS = {"id", "predicate", "expect", "es", "en"}
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 #: Where a generated sentence takes the records' values: ``{value}`` or ``{value|sep}``.
 VALUE = re.compile(r"\{value(?:\|(?P<sep>[^}]*))?\}")
@@ -82,15 +80,15 @@ def _claim(raw: object, page: str, where: Location) -> Claim:
     if not isinstance(predicate, str) or predicate not in PREDICATES:
         raise HarnessError(f"{where}: predicate {predicate!r} is not one the harness "
                            f"evaluates.{suggest(str(predicate), PREDICATES)}")
-    wanted = ARGUMENTS[predicate]
+    wanted = PREDICATES[predicate]
     for key in raw:
         if key not in _KEYS and key not in wanted:
             raise HarnessError(f"{where}: unknown key {key!r} for predicate {predicate!r}."
                                f"{suggest(key, _KEYS | set(wanted))}")
-    missing = [k for k in wanted if not isinstance(raw.get(k), str)]
-    if missing:
-        raise HarnessError(f"{where}: predicate {predicate!r} needs {missing[0]} = \"...\" "
-                           f"({wanted[missing[0]]})")
+    for key in wanted:
+        if not isinstance(raw.get(key), str):
+            raise HarnessError(f"{where}: predicate {predicate!r} needs {key} = \"...\" "
+                               f"({ARGUMENTS[key]})")
     claim_id = raw.get("id")
     if not isinstance(claim_id, str) or not _ID.match(claim_id):
         raise HarnessError(f"{where}: id must be ASCII kebab-case text, got {claim_id!r}")
@@ -98,7 +96,6 @@ def _claim(raw: object, page: str, where: Location) -> Claim:
     if expect is not None and (not isinstance(expect, list)
                                or not all(isinstance(v, str) for v in expect)):
         raise HarnessError(f"{where}: expect must be a list of strings, got {expect!r}")
-    sentences: dict[str, str] = {}
     for lang in ("es", "en"):
         text = raw.get(lang)
         if not isinstance(text, str) or not text.strip():
@@ -106,18 +103,16 @@ def _claim(raw: object, page: str, where: Location) -> Claim:
         if expect is None and not VALUE.search(text):
             raise HarnessError(f"{where}: a claim without expect is generated from the "
                                f"records: its {lang!r} sentence must hold {{value}}")
-        said = _MEASURED.search(text) if predicate in CONFIG_ONLY else None
-        if said:
-            readers = ", ".join(p for p in PREDICATES if p not in CONFIG_ONLY)
+        if predicate == _CONFIG_ONLY and (said := _MEASURED.search(text)):
+            readers = ", ".join(p for p in PREDICATES if p != _CONFIG_ONLY)
             raise HarnessError(f"{where}: predicate {predicate!r} reads the trials' "
                                f"configuration, not a record: its {lang!r} sentence cannot "
                                f"say it was measured ({said[0]!r}); use a predicate that "
                                f"reads the records ({readers})")
-        sentences[lang] = text.strip()
     return Claim(id=claim_id, page=page, predicate=predicate,
                  args={k: raw[k] for k in wanted},
                  expect=tuple(expect) if expect is not None else None,
-                 sentences=sentences, location=where)
+                 sentences={lang: raw[lang].strip() for lang in ("es", "en")}, location=where)
 
 
 def load_claims(snippets_dir: Path, *, root: Path) -> dict[tuple[str, str], Claim]:

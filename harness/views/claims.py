@@ -50,18 +50,17 @@ def _listed(values: tuple[str, ...], lang: str, sep: str | None) -> str:
 def render_claim(evaluation: Evaluation, lang: str, where: Location) -> str:
     """The sentence for ``lang``; raises naming ``where`` (the marker's page line) when
     the records contradict it."""
-    claim = evaluation.claim
-    if evaluation.values is None:
+    claim, values = evaluation.claim, evaluation.values
+    if values is None:
         return f"*{word(lang, 'missing')}*"
-    if not evaluation.holds:
-        expected = ", ".join(claim.expect or ())
+    # A claim without ``expect`` is generated from the records: it always holds.
+    if claim.expect is not None and set(values) != set(claim.expect):
         raise HarnessError(
             f"{where}: claim {claim.id!r} ({claim.location}) no longer holds: its sentence "
-            f"asserts {claim.predicate} = [{expected}], the records show "
-            f"[{', '.join(evaluation.values)}]. Rewrite the sentence and its expect in "
+            f"asserts {claim.predicate} = [{', '.join(claim.expect)}], the records show "
+            f"[{', '.join(values)}]. Rewrite the sentence and its expect in "
             f"{claim.location.path}, or fix the records.")
-    sentence = claim.sentences[lang]
     # The values are marked as recorded; the sentence around them is checked for
     # typed figures like the rest of the page.
-    return VALUE.sub(lambda m: recorded(_listed(evaluation.values or (), lang, m.group("sep"))),
-                     sentence)
+    return VALUE.sub(lambda m: recorded(_listed(values, lang, m.group("sep"))),
+                     claim.sentences[lang])
