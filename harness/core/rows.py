@@ -13,7 +13,11 @@ from typing import Any, Literal
 
 from harness.core.errors import Location
 
-__all__ = ["ARTICLE_COLUMNS", "COLUMNS", "CSV_HEADER", "Column", "TrialRow"]
+__all__ = ["ARTICLE_COLUMNS", "COLUMNS", "CSV_HEADER", "NOISY_IQR_OVER_MEDIAN", "Column",
+           "TrialRow"]
+
+#: A row whose IQR exceeds this fraction of its median is flagged ``noisy``.
+NOISY_IQR_OVER_MEDIAN = 0.1
 
 CellKind = Literal["text", "int", "float", "bool", "floats"]
 #: A field's annotation (as written; annotations are strings here) → its cell kind.

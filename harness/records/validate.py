@@ -21,22 +21,19 @@ from pathlib import Path
 
 from harness.core.compare import compare, format_value
 from harness.core.errors import relative, suggest
-from harness.core.rows import TrialRow
+from harness.core.rows import NOISY_IQR_OVER_MEDIAN, TrialRow
 from harness.core.types import Environment, TrialSpec
 from harness.records.provenance import listed_missing
 from harness.records.store import NUMBER_DIGITS, SAMPLE_DIGITS, DeviceRecord, Records
 from harness.sources.project import Project
 from harness.sources.trials import shape_text
 
-__all__ = ["CONTRADICTS", "NOISY_IQR_OVER_MEDIAN", "check_records", "consistency_problems",
-           "fraction_problems", "row_problems", "run_problems", "spec_problems"]
+__all__ = ["CONTRADICTS", "check_records", "consistency_problems", "fraction_problems",
+           "row_problems", "run_problems", "spec_problems"]
 
 #: How a recorded value that an expectation rejects is reported (``make check`` knows the
 #: page's examples would report the same mistake again).
 CONTRADICTS = "contradicts the analytic expectation"
-#: The ``noisy`` threshold: harness.run.timing's (which the build cannot import, as it
-#: imports torch); tests/unit/test_records_consistency.py keeps the two equal.
-NOISY_IQR_OVER_MEDIAN = 0.1
 #: Half a unit in the last kept digit, relative: the rounding of one stored number.
 _CELL = 0.5 * 10.0 ** (1 - NUMBER_DIGITS)
 _SAMPLE = 0.5 * 10.0 ** (1 - SAMPLE_DIGITS)

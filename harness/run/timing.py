@@ -24,17 +24,14 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from harness.core.rows import TrialRow
+from harness.core.rows import NOISY_IQR_OVER_MEDIAN, TrialRow
 from harness.core.types import Environment, TrialSpec
 from harness.run import devices
 from harness.run.peaks import bounded_fraction, peak_for
 from harness.sources.trials import WORKLOADS_FILE, load_workloads, shape_text, spec_fields
 
-__all__ = ["NOISY_IQR_OVER_MEDIAN", "Measured", "bare_loop", "fixed_calls", "instructions",
-           "one_run", "run_trial"]
+__all__ = ["Measured", "bare_loop", "fixed_calls", "instructions", "one_run", "run_trial"]
 
-#: A row whose IQR exceeds this fraction of its median is flagged ``noisy``.
-NOISY_IQR_OVER_MEDIAN = 0.1
 _ERROR_CHARS = 300
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from harness.core.errors import HarnessError, Location
-from harness.core.rows import TrialRow
+from harness.core.rows import NOISY_IQR_OVER_MEDIAN, TrialRow
 from harness.core.types import Environment, Observation, TrialSpec
 from harness.records.commit import commit_set
 from harness.records.provenance import vouch
@@ -28,7 +28,6 @@ from harness.records.store import (
     load_all,
 )
 from harness.records.validate import (
-    NOISY_IQR_OVER_MEDIAN,
     consistency_problems,
     fraction_problems,
     row_problems,
@@ -275,9 +274,3 @@ def test_a_latin1_byte_in_a_record_names_its_line(tmp_path: Path) -> None:
     paths.rows.write_bytes(data)
     with pytest.raises(HarnessError, match=r"cpu\.csv:2: byte 0xf1 is not UTF-8"):
         load_all(tmp_path / "results")
-
-
-def test_the_noisy_threshold_is_the_timers() -> None:
-    from harness.run import timing  # torch is importable in the unit tests' venv
-
-    assert timing.NOISY_IQR_OVER_MEDIAN == NOISY_IQR_OVER_MEDIAN
