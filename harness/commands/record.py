@@ -278,7 +278,7 @@ def _examples(plan: RecordPlan, environment: Environment) -> ExampleReport:
 
 
 def _environment(plan: RecordPlan, device: object, key: str) -> Environment:
-    threads = max((s.threads for s in plan.trials), default=devices.default_threads())
+    threads = max((s.threads for s in plan.trials), default=None)
     extra: dict[str, object] = {
         "mode": plan.mode,
         "min_run_time_s": plan.min_run_time,

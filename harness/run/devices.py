@@ -17,7 +17,7 @@ from harness.core.errors import HarnessError
 from harness.core.types import Environment
 from harness.run.peaks import cpu_info, cpu_peak, gpu_peak, own_cores
 
-__all__ = ["default_threads", "describe", "device_name", "memory_method", "memory_module",
+__all__ = ["describe", "device_name", "memory_method", "memory_module",
            "peak_memory", "reset_peak_memory", "select", "synchronize", "timing_events"]
 
 #: On a CPU the peak is VmHWM, the resident high-water mark, reset to the current RSS by
@@ -145,13 +145,6 @@ def peak_memory(device: Any, baseline: int) -> int:
     return max(0, int(memory_module(device).max_memory_allocated()) - baseline)
 
 
-def default_threads() -> int:
-    """The intra-op thread count torch would use if a trial did not set one."""
-    import torch
-
-    return int(torch.get_num_threads())
-
-
 def _run(command: list[str], cwd: Path | None = None) -> str:
     """The command's output; "" when it is missing (FileNotFoundError) or fails."""
     try:
@@ -161,11 +154,12 @@ def _run(command: list[str], cwd: Path | None = None) -> str:
     return done.stdout.strip() if done.returncode == 0 else ""
 
 
-def describe(device: Any, *, key: str, threads: int = 1, root: Path | None = None,
+def describe(device: Any, *, key: str, threads: int | None = None, root: Path | None = None,
              extra: dict[str, Any] | None = None, run_id: str = "") -> Environment:
-    """The environment of a record made on ``device`` by trials using ``threads``; ``key``
-    is the store's device key (a later layer), the session (``HARNESS_RECORD_SESSION``)
-    names a recording job that several interleaved builds share."""
+    """The environment of a record made on ``device`` by trials using ``threads`` (torch's
+    intra-op default when None: no trial set one); ``key`` is the store's device key (a later
+    layer), the session (``HARNESS_RECORD_SESSION``) names a recording job that several
+    interleaved builds share."""
     import torch
 
     name = device_name(device)
@@ -186,7 +180,7 @@ def describe(device: Any, *, key: str, threads: int = 1, root: Path | None = Non
         device_name=name,
         python=platform.python_version(),
         platform=platform.platform(),
-        threads=threads,
+        threads=torch.get_num_threads() if threads is None else threads,
         date=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         torch_git=getattr(torch.version, "git_version", "") or "",
         cuda=(torch.version.cuda or "") if device.type == "cuda" else "",
