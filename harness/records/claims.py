@@ -8,7 +8,6 @@ when the two are equal as sets. No torch import.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 
 from harness.core.errors import HarnessError, suggest
@@ -19,13 +18,7 @@ from harness.records.drift_stats import change_interval, runs_needed, window_noi
 from harness.records.store import Records
 from harness.sources.claims import Claim
 
-__all__ = ["Evaluation", "evaluate"]
-
-
-@dataclass(frozen=True, kw_only=True)
-class Evaluation:
-    claim: Claim
-    values: tuple[str, ...] | None  # what the records show; None: nothing recorded to read
+__all__ = ["evaluate"]
 
 
 Predicate = Callable[[Records, dict[str, TrialSpec], dict[str, str]], tuple[str, ...] | None]
@@ -124,8 +117,9 @@ _PREDICATES: dict[str, Predicate] = {
 }
 
 
-def evaluate(claim: Claim, records: Records, specs: dict[str, TrialSpec]) -> Evaluation:
-    """Read ``claim``'s predicate; a bad argument names the claim's line and the valid names."""
+def evaluate(claim: Claim, records: Records, specs: dict[str, TrialSpec]) -> tuple[str, ...] | None:
+    """What ``claim``'s predicate reads in the records (None: nothing recorded to read); a bad
+    argument names the claim's line and the valid names."""
     known = {"device": DEVICE_TYPES, "than": DTYPES, "task": TASKS}
     if specs:  # the trials' own names, where trials.toml was read
         known |= {"trial": tuple(specs),
@@ -135,7 +129,6 @@ def evaluate(claim: Claim, records: Records, specs: dict[str, TrialSpec]) -> Eva
             raise HarnessError(f"{claim.location}: {key} = {value!r} names no {key} the "
                                f"harness knows.{suggest(value, known[key])}")
     try:
-        values = _PREDICATES[claim.predicate](records, specs, claim.args)
+        return _PREDICATES[claim.predicate](records, specs, claim.args)
     except HarnessError as exc:
         raise HarnessError(f"{claim.location}: {exc}") from None
-    return Evaluation(claim=claim, values=values)

@@ -11,8 +11,10 @@ from __future__ import annotations
 import math
 
 from harness.core.errors import HarnessError, Location
-from harness.records.claims import Evaluation
-from harness.sources.claims import VALUE
+from harness.core.types import TrialSpec
+from harness.records.claims import evaluate
+from harness.records.store import Records
+from harness.sources.claims import VALUE, Claim
 from harness.text.markdown import cell, code, recorded
 from harness.text.numbers import decimal
 from harness.text.words import listed, word
@@ -47,10 +49,11 @@ def _listed(values: tuple[str, ...], lang: str, sep: str | None) -> str:
     return listed(shown, lang) if shown else word(lang, "claim_none")
 
 
-def render_claim(evaluation: Evaluation, lang: str, where: Location) -> str:
+def render_claim(claim: Claim, records: Records, specs: dict[str, TrialSpec], lang: str,
+                 where: Location) -> str:
     """The sentence for ``lang``; raises naming ``where`` (the marker's page line) when
     the records contradict it."""
-    claim, values = evaluation.claim, evaluation.values
+    values = evaluate(claim, records, specs)
     if values is None:
         return f"*{word(lang, 'missing')}*"
     # A claim without ``expect`` is generated from the records: it always holds.

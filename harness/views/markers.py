@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 
 from harness.core.errors import HarnessError, suggest
 from harness.core.types import TrialSpec
-from harness.records.claims import evaluate
 from harness.records.drift import drift_report
 from harness.records.store import Records
 from harness.sources.pages import Marker
@@ -131,8 +130,8 @@ def _notebook(marker: Marker, site: Site, page: PageContext) -> Rendered:
 
 def _claim(marker: Marker, site: Site, page: PageContext) -> Rendered:
     claim = site.project.claims[(page.slug, marker.args["id"])]
-    evaluation = evaluate(claim, site.records, site.specs)
-    return Rendered(markdown=render_claim(evaluation, page.lang, marker.location))
+    return Rendered(markdown=render_claim(claim, site.records, site.specs, page.lang,
+                                          marker.location))
 
 
 def _drift(marker: Marker, site: Site, page: PageContext) -> Rendered:

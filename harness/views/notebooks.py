@@ -15,7 +15,6 @@ from typing import Any
 
 from harness.core.errors import HarnessError
 from harness.core.types import Expectation, Observation, Snippet
-from harness.records.claims import evaluate
 from harness.records.store import DeviceRecord, Records, version_key
 from harness.sources.pages import find_includes, find_markers
 from harness.sources.project import Project
@@ -199,8 +198,8 @@ def build_notebook(project: Project, page: Path, records: Records) -> dict[str, 
             if key not in project.claims:
                 raise HarnessError(f"{marker.location}: unknown claim {key[1]!r}; it must be "
                                    f"declared in snippets/{key[0]}/claims.toml")
-            claim = evaluate(project.claims[key], records, load_trials())
-            note = without_marks(render_claim(claim, lang, marker.location))
+            note = without_marks(render_claim(project.claims[key], records, load_trials(), lang,
+                                              marker.location))
         else:
             what = marker.args.get("group") or marker.args.get("trial") or marker.kind
             note = word(lang, "notebook_measured", what=what)

@@ -72,7 +72,7 @@ def test_a_claim_holds_or_fails_naming_the_page_line(tmp_path: Path) -> None:
     claim = _claims(tmp_path, CLAIM)[("pagina", "solo-cpu")]
     records = load_all(ROOT / "results")
     records = Records(items=[r for r in records.items if r.device_type == "cpu"])
-    assert render_claim(evaluate(claim, records, {}), "es", WHERE) == "todo se registró en una CPU"
+    assert render_claim(claim, records, {}, "es", WHERE) == "todo se registró en una CPU"
     gpu = [r for r in load_all(ROOT / "results").items if r.device_type == "cuda"]
     assert gpu, "the committed records hold no GPU set to flip the claim with"
     flipped = Records(items=[*records.items, *(
@@ -80,7 +80,7 @@ def test_a_claim_holds_or_fails_naming_the_page_line(tmp_path: Path) -> None:
                 environments=g.environments, rows=g.rows,
                 observations=records.items[0].observations) for g in gpu)])
     with pytest.raises(HarnessError) as caught:
-        render_claim(evaluate(claim, flipped, {}), "es", WHERE)
+        render_claim(claim, flipped, {}, "es", WHERE)
     assert str(caught.value).startswith(
         "docs/pagina.md:12: claim 'solo-cpu' (snippets/pagina/claims.toml:2) no longer holds: "
         "its sentence asserts example-devices = [cpu], the records show [cpu, cuda].")
@@ -88,8 +88,8 @@ def test_a_claim_holds_or_fails_naming_the_page_line(tmp_path: Path) -> None:
 
 def test_without_records_a_claim_reads_sin_medicion(tmp_path: Path) -> None:
     claim = _claims(tmp_path, CLAIM)[("pagina", "solo-cpu")]
-    assert render_claim(evaluate(claim, Records(items=[]), {}), "es", WHERE) == "*sin medición*"
-    assert render_claim(evaluate(claim, Records(items=[]), {}), "en", WHERE) == "*no measurement*"
+    assert render_claim(claim, Records(items=[]), {}, "es", WHERE) == "*sin medición*"
+    assert render_claim(claim, Records(items=[]), {}, "en", WHERE) == "*no measurement*"
 
 
 def test_generated_sentences_fill_values_from_the_records(tmp_path: Path) -> None:
@@ -112,27 +112,29 @@ en = "faster but out of tolerance: {value}"
 ''')
     specs = load_trials()
     records = load_all(ROOT / "results")
-    tolerance = evaluate(claims[("pagina", "tolerancia")], records, specs)
+    tolerance = claims[("pagina", "tolerancia")]
     # The value is marked as recorded, for the build's typed-figure check.
-    assert render_claim(tolerance, "es", WHERE) == f"un error relativo de {recorded('10⁻³')}"
+    assert (render_claim(tolerance, records, specs, "es", WHERE)
+            == f"un error relativo de {recorded('10⁻³')}")
     # The committed records (five runs a build, a control on the CPU only) cannot tell
     # «faster» from noise over every pair compared: the sentence claims nothing.
-    single = evaluate(claims[("pagina", "rapidos")], records, specs)
-    assert single.values is None and render_claim(single, "es", WHERE) == "*sin medición*"
+    rapidos = claims[("pagina", "rapidos")]
+    assert evaluate(rapidos, records, specs) is None
+    assert render_claim(rapidos, records, specs, "es", WHERE) == "*sin medición*"
     # bfloat16 made a thousand times faster: whether it is faster on the committed
     # machine (not on an AMD EPYC without bfloat16 instructions) is the records' business.
-    faster = evaluate(claims[("pagina", "rapidos")], with_runs(records, scale={"bfloat16": 1e-3}),
-                      specs)
-    assert faster.values is not None and faster.values
+    faster_records = with_runs(records, scale={"bfloat16": 1e-3})
+    faster = evaluate(rapidos, faster_records, specs)
+    assert faster is not None and faster
     # Every dtype named is really faster than float32 on the same work and fails quality,
     # at the sizes the value names.
-    for value in faster.values:
+    for value in faster:
         dtype, sizes = value.split(" (")
         assert sizes.rstrip(")")
         assert any(specs[r.trial].dtype == dtype and not r.quality_pass
                    for record in records.items if record.device_type == "cpu"
                    for r in record.rows)
-    shown = render_claim(faster, "en", WHERE)
+    shown = render_claim(rapidos, faster_records, specs, "en", WHERE)
     assert shown.startswith("faster but out of tolerance: ")
     assert "<code>bfloat16</code> (" in shown
 
@@ -153,14 +155,14 @@ en = "{value}"
         evaluate(claims[("pagina", "tolerancia")], Records(items=[]), load_trials())
 
 
-def test_record_values_in_a_sentence_are_escaped(tmp_path: Path) -> None:
+def test_record_values_in_a_sentence_are_escaped(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     claim = _claims(tmp_path, CLAIM.replace('expect = ["cpu"]\n', "")
                     .replace("todo se registró en una CPU", "dispositivos: {value}")
                     .replace("everything was recorded on a CPU", "devices: {value}"))
-    evaluation = evaluate(claim[("pagina", "solo-cpu")], Records(items=[]), {})
-    hostile = type(evaluation)(claim=evaluation.claim,
-                               values=("<img src=x onerror=alert(1)>", "[x](javascript:y)"))
-    shown = render_claim(hostile, "es", WHERE)
+    hostile = ("<img src=x onerror=alert(1)>", "[x](javascript:y)")
+    monkeypatch.setitem(_PREDICATES, "example-devices", lambda *args: hostile)
+    shown = render_claim(claim[("pagina", "solo-cpu")], Records(items=[]), {}, "es", WHERE)
     assert "<img" not in shown
     assert "](" not in shown and "[x]" not in shown  # no Markdown link can form
 
@@ -190,7 +192,7 @@ def with_runs(records: Records, runs: int = 8, scale: dict[str, float] | None = 
 
 def _flipped(claim, records: Records, specs: dict) -> tuple[object, object]:
     """The claim's reading on ``records`` and on a copy mutated against it."""
-    before = evaluate(claim, records, specs).values
+    before = evaluate(claim, records, specs)
     args = claim.args
     if claim.predicate == "trial-setting":
         spec = specs[args["trial"]]
@@ -198,21 +200,21 @@ def _flipped(claim, records: Records, specs: dict) -> tuple[object, object]:
         changed = (value * 2 if isinstance(value, (int, float)) else
                    tuple(v + 1 for v in value))
         mutated = {**specs, spec.name: dataclasses.replace(spec, **{args["field"]: changed})}
-        return before, evaluate(claim, records, mutated).values
+        return before, evaluate(claim, records, mutated)
     if claim.predicate == "example-devices":
         gpu = [dataclasses.replace(r, device_key="cuda-x") for r in records.items
                if r.observations]
-        return before, evaluate(claim, Records(items=[*records.items, *gpu]), specs).values
+        return before, evaluate(claim, Records(items=[*records.items, *gpu]), specs)
     if claim.predicate.startswith("faster"):
         factor = 10.0 if before else 1e-3  # named dtypes turned slow, or all turned fast
         others = {s.dtype: factor for s in specs.values() if s.dtype != args["than"]}
-        return before, evaluate(claim, with_runs(records, scale=others), specs).values
+        return before, evaluate(claim, with_runs(records, scale=others), specs)
     if claim.predicate == "latency-flat":
         batch = max((s for s in specs.values() if s.group == args["group"]
                      and s.task == args["task"]), key=lambda s: s.batch)
         if before == ("flat",):  # the largest batch made ten times slower
             return before, evaluate(claim, with_runs(records, scale={batch.name: 10.0}),
-                                    specs).values
+                                    specs)
         # «grows»: every batch of the group scaled to one latency, so it reads flat
         latencies: dict[str, list[float]] = {}
         for record in records.items:
@@ -221,7 +223,7 @@ def _flipped(claim, records: Records, specs: dict) -> tuple[object, object]:
                         and specs[row.trial].group == args["group"]):
                     latencies.setdefault(row.trial, []).append(row.latency)
         flat = {t: 1.0 / statistics.median(v) for t, v in latencies.items()}
-        return before, evaluate(claim, with_runs(records, scale=flat), specs).values
+        return before, evaluate(claim, with_runs(records, scale=flat), specs)
     raise AssertionError(f"no mutation for predicate {claim.predicate!r}")
 
 
@@ -273,5 +275,5 @@ def test_a_dtype_that_is_its_own_reference_is_never_passing() -> None:
     records = with_runs(load_all(ROOT / "results"), scale={"float64": 0.01})
     claim = next(c for c in load_claims(ROOT / "snippets", root=ROOT).values()
                  if c.predicate == "faster-passing" and c.args["device"] == "cpu")
-    values = evaluate(claim, records, specs).values
+    values = evaluate(claim, records, specs)
     assert values is not None and not any(v.startswith("float64") for v in values)
