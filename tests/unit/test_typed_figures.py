@@ -1,4 +1,4 @@
-"""The typed-figure rule (harness/site/page_checks.py) on rendered HTML: what it refuses,
+"""The typed-figure rule (harness/site/plugin.py) on rendered HTML: what it refuses,
 what it leaves alone, and that a recorded figure passes only inside the marks the harness
 made in this process (tests/faults/faults_figures.py builds the same faults for real)."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.site.page_checks import typed_figures
+from harness.site.plugin import typed_figures
 from harness.text.markdown import recorded, without_marks
 
 
