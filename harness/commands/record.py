@@ -23,9 +23,8 @@ from pathlib import Path
 
 from harness.commands.checkout import add_results_option, records_folder, root_of
 from harness.commands.publish import INSTALL_HINT
-from harness.core.errors import HarnessError, relative, suggest
+from harness.core.errors import HarnessError, parse_seconds, relative, suggest
 from harness.core.rows import TrialRow
-from harness.core.seconds import parse_seconds
 from harness.core.types import DEVICE_TYPES, Environment, TrialSpec
 from harness.records import commit, store
 from harness.records.commit import locked

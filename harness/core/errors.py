@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["HarnessError", "Location", "key_line", "parse_toml", "read_text", "relative", "suggest",
-           "table_lines"]
+__all__ = ["MAX_SECONDS", "HarnessError", "Location", "key_line", "parse_seconds", "parse_toml",
+           "read_text", "relative", "suggest", "table_lines"]
 
 
 class HarnessError(Exception):
@@ -104,3 +104,22 @@ def key_line(text: str, start: int, key: str) -> int:
         if pattern.match(line):
             return number
     return start
+
+
+#: The most seconds any setting takes: a day. More would leave a hang unguarded.
+MAX_SECONDS = 86_400.0
+
+
+def parse_seconds(raw: str, *, what: str) -> float:
+    """Seconds a person typed (an option, an environment variable): ``raw`` greater than 0
+    and at most :data:`MAX_SECONDS`, as every such setting reads them (``float()`` alone
+    takes ``nan``, so a hang guard never fires, and ``inf``, which overflows a clock);
+    ``what`` names where it came from in the error (``HARNESS_EXAMPLE_TIMEOUT='abc'``)."""
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value <= MAX_SECONDS:  # also false for nan
+        raise HarnessError(f"{what}: expected a number of seconds greater than 0 and at most "
+                           f"{MAX_SECONDS:g}")
+    return value

@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.compare import Verdict, compare, format_value
-from harness.core.errors import HarnessError
-from harness.core.seconds import parse_seconds
+from harness.core.errors import HarnessError, parse_seconds
 from harness.core.types import Environment, Expectation, Observation, Snippet
 from harness.run.runner import DEFAULT_TIMEOUT_S, Outcome, SnippetRequest, run_page
 from harness.sources.pages import Include
