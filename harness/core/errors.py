@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["MAX_SECONDS", "HarnessError", "Location", "key_line", "parse_seconds", "parse_toml",
-           "read_text", "relative", "suggest", "table_lines"]
+           "read_text", "relative", "suggest", "table_entries"]
 
 
 class HarnessError(Exception):
@@ -87,11 +87,14 @@ def read_text(path: Path, shown: object, *, limit: int | None = None) -> str:
             "Latin-1 or cp1252?); expected UTF-8 text") from None
 
 
-def table_lines(text: str, table: str) -> list[int]:
-    """The 1-based line of each ``[[table]]`` header of a TOML ``text``, in order (tomllib
-    gives values, not lines; a message names the line of the table at fault)."""
-    return [n for n, line in enumerate(text.splitlines(), 1)
-            if line.strip().startswith(f"[[{table}]]")]
+def table_entries(text: str, data: dict[str, Any], table: str,
+                  shown: Path) -> list[tuple[Any, Location]]:
+    """Each ``[[table]]`` entry of TOML ``text`` (parsed: ``data``) at its header's line, for
+    messages (tomllib gives no lines; an inline array's entries have no header: line 1)."""
+    lines = [n for n, line in enumerate(text.splitlines(), 1)
+             if line.strip().startswith(f"[[{table}]]")]
+    return [(raw, Location(path=shown, line=lines[i] if i < len(lines) else 1))
+            for i, raw in enumerate(data.get(table, []))]
 
 
 def key_line(text: str, start: int, key: str) -> int:

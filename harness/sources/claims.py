@@ -22,7 +22,7 @@ from harness.core.errors import (
     read_text,
     relative,
     suggest,
-    table_lines,
+    table_entries,
 )
 
 __all__ = ["ARGUMENTS", "CLAIMS_FILE", "PREDICATES", "VALUE", "Claim", "load_claims"]
@@ -124,9 +124,7 @@ def load_claims(snippets_dir: Path, *, root: Path) -> dict[tuple[str, str], Clai
         data = parse_toml(text, shown)
         if set(data) - {"claim"}:
             raise HarnessError(f"{shown}:1: only [[claim]] tables are allowed here")
-        lines = table_lines(text, "claim")
-        for index, raw in enumerate(data.get("claim", [])):
-            where = Location(path=shown, line=lines[index] if index < len(lines) else 1)
+        for raw, where in table_entries(text, data, "claim", shown):
             claim = _claim(raw, path.parent.name, where)
             if (claim.page, claim.id) in found:
                 raise HarnessError(f"{where}: a second claim with id {claim.id!r}; ids are "

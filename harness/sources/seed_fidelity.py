@@ -12,7 +12,7 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.core.errors import HarnessError, parse_toml, table_lines
+from harness.core.errors import HarnessError, parse_toml, table_entries
 
 __all__ = ["REWRITES", "Rewrite", "load_rules", "seed_problems", "seed_slugs", "unmarked_additions"]
 
@@ -146,12 +146,13 @@ def load_rules(seeds: Path) -> tuple[Rewrite, ...]:
     text = path.read_text(encoding="utf-8")
     data = parse_toml(text, REWRITES)
     rewrites: list[Rewrite] = []
-    for line, raw in zip(table_lines(text, "rewrite"), data.get("rewrite", []), strict=False):
-        if not (isinstance(raw.get("seed"), str) and isinstance(raw.get("page_text"), str)):
-            raise HarnessError(f"{REWRITES}:{line}: a [[rewrite]] needs seed = \"<the seed's "
+    for raw, where in table_entries(text, data, "rewrite", Path(REWRITES)):
+        if not (isinstance(raw, dict) and isinstance(raw.get("seed"), str)
+                and isinstance(raw.get("page_text"), str)):
+            raise HarnessError(f"{where}: a [[rewrite]] needs seed = \"<the seed's "
                                'text>" and page_text = "<what the page says>"')
         rewrites.append(Rewrite(seed=raw["seed"], text=raw["page_text"],
-                                page=str(raw.get("page", "")), line=line))
+                                page=str(raw.get("page", "")), line=where.line))
     return tuple(rewrites)
 
 

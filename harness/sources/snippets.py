@@ -20,7 +20,7 @@ from harness.core.errors import (
     read_text,
     relative,
     suggest,
-    table_lines,
+    table_entries,
 )
 from harness.core.types import Expectation, Snippet, Unchecked
 
@@ -175,9 +175,7 @@ def load_expectations(
                 "only [[expect]] and [[unchecked]] tables are allowed.")
         page = path.parent.name
         for table in ("expect", "unchecked"):
-            lines = table_lines(text, table)
-            for index, raw in enumerate(data.get(table, [])):
-                where = Location(path=shown, line=lines[index] if index < len(lines) else 1)
+            for raw, where in table_entries(text, data, table, shown):
                 if table == "expect":
                     expectation = _expectation(raw, page, where, text)
                     snippet_for_id(snippets, expectation.snippet, str(where))

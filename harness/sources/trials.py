@@ -24,7 +24,7 @@ from harness.core.errors import (
     read_text,
     relative,
     suggest,
-    table_lines,
+    table_entries,
 )
 from harness.core.types import (
     DEVICE_TYPES,
@@ -298,13 +298,10 @@ def load_trials(
         raise HarnessError(
             f"{shown}:1: unknown top-level key {sorted(extra)[0]!r}; "
             "only [[trial]] tables and one [method] table are allowed.")
-    headers = table_lines(text, "trial")
     names = list(workload_sources(workloads=workloads))
     specs: dict[str, TrialSpec] = {}
-    for index, raw in enumerate(data.get("trial", [])):
-        start = headers[index] if index < len(headers) else 1
-        where = Location(path=shown, line=start)
-        spec = _check(raw, where, lambda key, s=start: Location(
+    for raw, where in table_entries(text, data, "trial", shown):
+        spec = _check(raw, where, lambda key, s=where.line: Location(
             path=shown, line=key_line(text, s, key)), names)
         if spec.name in specs:
             raise HarnessError(
