@@ -39,12 +39,15 @@ def _axe(tab: Any, *, impacts: tuple[str, ...] = SEVERE) -> list[dict[str, Any]]
     if not tab.evaluate("typeof window.axe !== 'undefined'"):
         tab.add_script_tag(path=str(AXE))
     # A control still fading in (Material's «back to top» after a scroll, colours after a
-    # palette switch) has a contrast of its own for a few frames: wait for every finite
-    # animation and transition, so what axe measures is what the reader is left with.
+    # palette switch) has a contrast of its own for a few frames: wait while a finite
+    # animation or transition runs, so axe measures what the reader is left with. Polled,
+    # not awaited: a transition that is cancelled or replaced may never settle its
+    # `finished` promise (the tabs' 250 ms slide did, and hung the test). The 5 s bound is
+    # wall clock, as transitions are; past it axe runs anyway.
     found = tab.evaluate("""async () => {
-        await Promise.all(document.getAnimations()
-            .filter(a => a.effect && a.effect.getComputedTiming().endTime !== Infinity)
-            .map(a => a.finished.catch(() => null)));
+        const moving = () => document.getAnimations().some(a => a.playState === 'running'
+            && a.effect && a.effect.getComputedTiming().endTime !== Infinity);
+        for (let i = 0; i < 100 && moving(); i++) await new Promise(r => setTimeout(r, 50));
         const result = await axe.run(document, {resultTypes: ['violations']});
         return result.violations.flatMap(v => v.nodes.map(n => ({
             rule: v.id, impact: n.impact || v.impact, help: v.help,
