@@ -76,6 +76,22 @@ def switch_palette(tab: Any, scheme: str) -> None:
     assert tab.evaluate("document.body.dataset.mdColorScheme") == scheme
 
 
+def search_for(tab: Any, query: str) -> None:
+    """Type ``query`` into the header's search, as a reader does (Material reacts to key
+    events, not to fill()), and wait for the results of the whole query: while it is typed,
+    each prefix («r», «ru»…) shows results of its own, and a busy machine leaves them on
+    screen long enough for a test to read them. A section's link carries the words it
+    matched (``?h=``; a page's own link may carry none)."""
+    tab.locator("input.md-search__input").click()
+    tab.keyboard.type(query)
+    tab.wait_for_function("""words => {
+        const marked = [...document.querySelectorAll('.md-search-result__item a')]
+            .map(a => new URL(a.href).searchParams.get('h') || '').filter(h => h);
+        return marked.length > 0
+            && marked.every(h => words.every(w => h.split(' ').includes(w)));
+    }""", arg=query.lower().split())
+
+
 def unavailable(reason: str) -> NoReturn:
     """Skip with ``reason``, or fail under CI=true: CI must not skip the browser tests."""
     if os.environ.get("CI") == "true":

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from support import ROOT
 
-from tests.browser.browsing import ARTICLES, SCREENSHOTS
+from tests.browser.browsing import ARTICLES, SCREENSHOTS, search_for
 
 pytestmark = pytest.mark.browser
 
@@ -221,9 +221,7 @@ def test_notebook_page_offers_its_file_and_colab(open_page: Any, built_site: Pat
 
 
 def _search(tab: Any, query: str) -> list[dict[str, str]]:
-    tab.locator("input.md-search__input").click()
-    tab.keyboard.type(query)  # Material reacts to key events, not to fill()
-    tab.locator(".md-search-result__item").first.wait_for(state="visible")
+    search_for(tab, query)
     return tab.evaluate("""[...document.querySelectorAll(
             '.md-search-result__list > .md-search-result__item > a.md-search-result__link')]
         .map(a => ({href: a.href,

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 import pytest
 from support import ROOT
 
-from tests.browser.browsing import ARTICLES, screenshot
+from tests.browser.browsing import ARTICLES, screenshot, search_for
 
 pytestmark = pytest.mark.browser
 
@@ -176,9 +176,7 @@ def test_copy_button_copies_the_snippet(tab: _Tab) -> None:
 
 def test_spanish_search_finds_autograd(tab: _Tab) -> None:
     tab.visit("")
-    tab.page.locator("input.md-search__input").click()
-    tab.page.keyboard.type("autograd")  # Material reacts to key events, not to fill()
-    tab.page.locator(".md-search-result__item").first.wait_for(state="visible")
+    search_for(tab.page, "autograd")
     hrefs = tab.page.locator(".md-search-result__item a").evaluate_all(
         "links => links.map(a => a.href)"
     )
