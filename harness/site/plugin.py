@@ -238,8 +238,10 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
         assert self.site is not None, "on_config runs first"
         if _is_notebook(page, config):
             html = notebook_page(html, page, config, colab=self.site.colab)
-        source = Path(page.file.abs_src_path or "").read_text(encoding="utf-8")
-        self._warn([self._typed(figure, page, source) for figure in typed_figures(html)])
+        figures = typed_figures(html)
+        if figures:  # only then is the page's file read again, to name the line
+            source = Path(page.file.abs_src_path or "").read_text(encoding="utf-8")
+            self._warn([self._typed(figure, page, source) for figure in figures])
         return without_marks(html)
 
     @event_priority(-120)
