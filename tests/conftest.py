@@ -1,11 +1,11 @@
 """Shared fixtures: a copy of the tiny sample project that tests may break, and the
 real site built once per test run (``built_site``), shared by xdist workers.
 
-Every docs build of the run (the real site, and the broken copies of the fault
-tests) on one xdist worker shares one build cache of the run's own (``build_cache``:
-mkdocs-jupyter's conversions, harness/site/site_output.py), so a copy's unchanged
-notebooks are not converted again, and no test reads or fills the developer's
-``.cache/harness``.
+Every docs build of the run on one xdist worker (the broken copies of the fault
+tests) shares one build cache of the run's own (``build_cache``: mkdocs-jupyter's
+conversions, harness/site/site_output.py), so a copy's unchanged notebooks are not
+converted again; the real site's one build has its own (``site_cache``), whichever
+worker makes it. No test reads or fills the developer's ``.cache/harness``.
 """
 
 from __future__ import annotations
@@ -95,12 +95,15 @@ def mini(pytester: pytest.Pytester) -> Path:
     return pytester.path
 
 
-def build_site(root: Path, destination: Path, *, poison: Path, config: str = "mkdocs.yml"):
+def build_site(root: Path, destination: Path, *, poison: Path, config: str = "mkdocs.yml",
+               cache: Path | None = None):
     """``mkdocs build --strict`` of ``root`` in a subprocess where importing torch fails:
-    the docs build reads records and must never run torch (CONTRIBUTING, promise 5)."""
+    the docs build reads records and must never run torch (CONTRIBUTING, promise 5).
+    ``cache``: its build cache, else the worker's (``build_cache``)."""
+    env = {**without_torch(poison), **SITE_HOME, **({"HARNESS_CACHE": str(cache)} if cache else {})}
     return run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", config, "-d", str(destination)],
-        cwd=root, env={**without_torch(poison), **SITE_HOME}, capture_output=True, text=True,  # a backstop: only a build that hangs reaches it
+        cwd=root, env=env, capture_output=True, text=True,  # a backstop: only a build that hangs reaches it
     )
 
 
@@ -117,7 +120,15 @@ def build_problems(log: str) -> list[str]:
 
 
 @pytest.fixture(scope="session")
-def site_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+def site_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The build cache of ``site_build``, its own: whichever worker builds the site, no
+    other build of the run writes to it (each worker's builds use ``build_cache``)."""
+    return _run_folder(tmp_path_factory) / "site-cache"
+
+
+@pytest.fixture(scope="session")
+def site_build(tmp_path_factory: pytest.TempPathFactory,
+               site_cache: Path) -> tuple[Path, list[str]]:
     """The real site, built once per test run and shared by xdist workers: the first
     worker to ask builds it under a lock, the others wait and read the same folder.
     (site folder, the build's problems: none when it passed); never fails itself."""
@@ -129,7 +140,7 @@ def site_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str
         fcntl.flock(lock, fcntl.LOCK_EX)
         marker = shared / "built-site.result"
         if not marker.exists():
-            done = build_site(ROOT, site, poison=shared / "no-torch")
+            done = build_site(ROOT, site, poison=shared / "no-torch", cache=site_cache)
             marker.write_text(f"{done.returncode}\n{done.stdout}{done.stderr}")
         code, _, log = marker.read_text().partition("\n")
     return site, [] if code == "0" else build_problems(log)

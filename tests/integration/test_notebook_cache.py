@@ -18,16 +18,17 @@ def _entries(cache: Path) -> dict[str, dict[str, int]]:
 
 
 def test_a_second_build_converts_no_notebook_again(site_build: tuple[Path, list[str]],
-                                                   build_cache: Path, tmp_path: Path) -> None:
-    _, problems = site_build  # the run's build, with its cache (tests/conftest.py)
+                                                   site_cache: Path, tmp_path: Path) -> None:
+    _, problems = site_build  # the run's build, with its own cache (tests/conftest.py)
     assert not problems
-    first = _entries(build_cache)
+    first = _entries(site_cache)
     assert {"es", "en"} <= set(first), first  # and templates/: Jinja's bytecode cache
     spanish = [n for n in NOTEBOOKS if not n.name.endswith(".en.ipynb")]
     assert len(first["es"]) == len(spanish) and len(first["en"]) == len(NOTEBOOKS) - len(spanish)
     done = run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site")],
-        cwd=ROOT, env={**without_torch(tmp_path / "no-torch"), **SITE_HOME},
+        cwd=ROOT, env={**without_torch(tmp_path / "no-torch"), **SITE_HOME,
+                       "HARNESS_CACHE": str(site_cache)},
         capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert _entries(build_cache) == first  # every entry kept, none written again
+    assert _entries(site_cache) == first  # every entry kept, none written again
