@@ -101,10 +101,9 @@ def build_site(root: Path, destination: Path, *, poison: Path, config: str = "mk
     the docs build reads records and must never run torch (CONTRIBUTING, promise 5).
     ``cache``: its build cache, else the worker's (``build_cache``)."""
     env = {**without_torch(poison), **SITE_HOME, **({"HARNESS_CACHE": str(cache)} if cache else {})}
-    return run(
+    return run(  # under run's backstop: only a build that hangs reaches it
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", config, "-d", str(destination)],
-        cwd=root, env=env, capture_output=True, text=True,  # a backstop: only a build that hangs reaches it
-    )
+        cwd=root, env=env, capture_output=True, text=True)
 
 
 #: A line of a build's log that carries a problem, and the problem after its level.
