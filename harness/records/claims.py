@@ -1,8 +1,9 @@
 """What each claim predicate reads from the records (see :mod:`harness.sources.claims`).
 
 A predicate returns the values the records show, sorted, or ``None`` when there is
-nothing to read (the claim then reads «sin medición»). A claim with ``expect`` holds
-when the two are equal as sets. No torch import.
+nothing to read (the claim then reads «sin medición»); it raises :class:`Undecided` when
+there are rows to read but too few to decide (the claim then says why). A claim with
+``expect`` holds when the two are equal as sets. No torch import.
 """
 
 from __future__ import annotations
@@ -18,7 +19,16 @@ from harness.records.drift_stats import change_interval, runs_needed, window_noi
 from harness.records.store import Records
 from harness.sources.claims import Claim
 
-__all__ = ["evaluate"]
+__all__ = ["Undecided", "evaluate"]
+
+
+class Undecided(Exception):
+    """The records hold rows for a claim, too few to decide it: ``key`` and ``values`` are
+    the words (harness/text) that say why."""
+
+    def __init__(self, key: str, **values: object) -> None:
+        super().__init__(key)
+        self.key, self.values = key, values
 
 
 Predicate = Callable[[Records, dict[str, TrialSpec], dict[str, str]], tuple[str, ...] | None]
@@ -68,8 +78,11 @@ def _faster_on(records: Records, specs: dict[str, TrialSpec], args: dict[str, st
         for spec, row, base in pairs:
             faster, slower = (s.cpu or s.wall for s in (summaries(record, row),
                                                          summaries(record, base)))
-            if window is None or min(len(faster), len(slower)) < runs_needed(len(pairs)):
-                return None  # too few runs: the records cannot say, so nothing is claimed
+            if window is None:  # no control rows: the drift between windows is unknown
+                raise Undecided("claim_no_control", build=record.torch_build)
+            if min(len(faster), len(slower)) < runs_needed(len(pairs)):
+                raise Undecided("claim_few_runs", build=record.torch_build,
+                                runs=runs_needed(len(pairs)))
             interval = change_interval(slower, faster, comparisons=len(pairs), window=window)
             if interval is not None and interval.high < 1.0:
                 found.setdefault(spec.dtype, []).append(row.shape.replace("x", "×"))

@@ -223,6 +223,8 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
         raw = source.read_text(encoding="utf-8")
         body, _ = get_data(raw)
         offset = raw[: len(raw) - len(body)].count("\n")
+        if offset == 0 and raw.startswith("---"):  # MkDocs would show it as text
+            raise PluginError(front_matter_problem(raw, shown))
         try:
             text, warnings = render_page(self.site, "\n" * offset + markdown, shown, lang)
         except HarnessError as exc:
@@ -285,6 +287,23 @@ class HarnessPlugin(BasePlugin[HarnessConfig]):  # type: ignore[no-untyped-call]
             if message not in self._warned:  # the other language shows the same
                 self._warned.add(message)
                 log.warning(message)
+
+
+def front_matter_problem(raw: str, shown: Path) -> str:
+    """Why the ``---`` block that opens ``raw`` (the page at ``shown``) is no front matter:
+    MkDocs reads it silently as Markdown when it is not a closed YAML mapping, and the
+    page shows it as text, without its description."""
+    import yaml  # MkDocs's own dependency
+
+    head, closed, _ = raw.partition("\n---")
+    try:
+        data = yaml.safe_load(head.partition("\n")[2])
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        return (f"{shown}:{2 + mark.line if mark else 1}: the front matter is not valid YAML "
+                f"({getattr(exc, 'problem', exc)}); quote a value that holds ': ' or ' #'")
+    what = "is not closed by a '---' line" if not closed else "is not a mapping of keys to values"
+    return f"{shown}:1: the front matter {what} (found {type(data).__name__})"
 
 
 def _is_notebook(page: Page, config: MkDocsConfig) -> bool:

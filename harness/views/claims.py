@@ -12,7 +12,7 @@ import math
 
 from harness.core.errors import HarnessError, Location
 from harness.core.types import TrialSpec
-from harness.records.claims import evaluate
+from harness.records.claims import Undecided, evaluate
 from harness.records.store import Records
 from harness.sources.claims import VALUE, Claim
 from harness.text.markdown import cell, code, recorded
@@ -49,13 +49,27 @@ def _listed(values: tuple[str, ...], lang: str, sep: str | None) -> str:
     return listed(shown, lang) if shown else word(lang, "claim_none")
 
 
+def _unread(claim: Claim, lang: str, why: str) -> str:
+    """The sentence with ``why`` in place of its values; a sentence without values
+    asserts what the records do not show, so ``why`` alone stands in its place."""
+    sentence = claim.sentences[lang]
+    if VALUE.search(sentence):
+        return VALUE.sub(lambda _: f"*{recorded(why)}*", sentence)
+    return f"*{recorded(why[:1].upper() + why[1:])}.*"
+
+
 def render_claim(claim: Claim, records: Records, specs: dict[str, TrialSpec], lang: str,
                  where: Location) -> str:
     """The sentence for ``lang``; raises naming ``where`` (the marker's page line) when
     the records contradict it."""
-    values = evaluate(claim, records, specs)
+    try:
+        values = evaluate(claim, records, specs)
+    except Undecided as why:
+        named = {key: cell(value) for key, value in why.values.items()}  # a record's build
+        return _unread(claim, lang, word(lang, why.key, **named))
     if values is None:
-        return f"*{word(lang, 'missing')}*"
+        return _unread(claim, lang, word(lang, "missing" if VALUE.search(
+            claim.sentences[lang]) else "claim_missing"))
     # A claim without ``expect`` is generated from the records: it always holds.
     if claim.expect is not None and set(values) != set(claim.expect):
         raise HarnessError(

@@ -235,6 +235,13 @@ def _claim_flipped(project: Path) -> str:
             r"sentence asserts example-devices = \[cpu\], the records show \[cpu, cuda\]")
 
 
+def _front_matter(project: Path) -> str:
+    """A description holding ': ', unquoted: MkDocs would show the front matter as text."""
+    page = project / "docs/elegir-pytorch.md"
+    page.write_text(page.read_text().replace("según el cálculo necesario", "según: el cálculo", 1))
+    return r"docs/elegir-pytorch\.md:2: the front matter is not valid YAML \(mapping values"
+
+
 #: fault → a function that injects it into a copy and returns the pattern the log must show.
 FAULTS = {
     "corrupt-jsonl": _corrupt,
@@ -263,6 +270,7 @@ FAULTS = {
     "orphan-expectation": _orphan_expectation,
     "missing-include": _missing_include,
     "claim-flipped": _claim_flipped,
+    "front-matter": _front_matter,
     **RECORD_FAULTS,  # issues 19 and 27: records, provenance, bad bytes and settings
     **FIGURE_FAULTS,  # issue 27: typed figures where the reader sees them
 }

@@ -6,6 +6,7 @@ flipped under a real page's claim, is tests/faults/test_faults_build.py's «clai
 from __future__ import annotations
 
 import dataclasses
+import html
 import random
 import statistics
 from pathlib import Path
@@ -14,7 +15,7 @@ import pytest
 from support import ROOT
 
 from harness.core.errors import HarnessError, Location
-from harness.records.claims import _PREDICATES, evaluate
+from harness.records.claims import _PREDICATES, Undecided, evaluate
 from harness.records.store import Records, load_all
 from harness.sources.claims import ARGUMENTS, PREDICATES, load_claims
 from harness.sources.trials import load_trials
@@ -86,10 +87,19 @@ def test_a_claim_holds_or_fails_naming_the_page_line(tmp_path: Path) -> None:
         "its sentence asserts example-devices = [cpu], the records show [cpu, cuda].")
 
 
-def test_without_records_a_claim_reads_sin_medicion(tmp_path: Path) -> None:
+def test_without_records_a_claim_says_so_in_place_of_what_it_asserts(tmp_path: Path) -> None:
     claim = _claims(tmp_path, CLAIM)[("pagina", "solo-cpu")]
-    assert render_claim(claim, Records(items=[]), {}, "es", WHERE) == "*sin medición*"
-    assert render_claim(claim, Records(items=[]), {}, "en", WHERE) == "*no measurement*"
+    # Its sentence asserts what no record shows: it is not shown.
+    assert render_claim(claim, Records(items=[]), {}, "es", WHERE) == (
+        f"*{recorded('Aún no hay registros con los que comprobar esta afirmación')}.*")
+    assert render_claim(claim, Records(items=[]), {}, "en", WHERE) == (
+        f"*{recorded('No records yet to check this statement against')}.*")
+    # A sentence that only frames its values keeps its frame.
+    listing = _claims(tmp_path / "listing", CLAIM.replace('expect = ["cpu"]\n', "").replace(
+        "todo se registró en una CPU", "dispositivos: {value}").replace(
+        "everything was recorded on a CPU", "devices: {value}"))[("pagina", "solo-cpu")]
+    assert (render_claim(listing, Records(items=[]), {}, "es", WHERE)
+            == f"dispositivos: *{recorded('sin medición')}*")
 
 
 def test_generated_sentences_fill_values_from_the_records(tmp_path: Path) -> None:
@@ -116,11 +126,23 @@ en = "faster but out of tolerance: {value}"
     # The value is marked as recorded, for the build's typed-figure check.
     assert (render_claim(tolerance, records, specs, "es", WHERE)
             == f"un error relativo de {recorded('10⁻³')}")
-    # The committed records (five runs a build, a control on the CPU only) cannot tell
-    # «faster» from noise over every pair compared: the sentence claims nothing.
+    # The committed records (five runs a build, a control in one CPU set only) cannot
+    # tell «faster» from noise over every pair compared: the sentence says why, naming the
+    # set, and claims nothing.
     rapidos = claims[("pagina", "rapidos")]
-    assert evaluate(rapidos, records, specs) is None
-    assert render_claim(rapidos, records, specs, "es", WHERE) == "*sin medición*"
+    with pytest.raises(Undecided) as why:
+        evaluate(rapidos, records, specs)
+    assert why.value.key in ("claim_no_control", "claim_few_runs")
+    build = str(why.value.values["build"])
+    assert any(r.torch_build == build and r.device_type == "cpu" for r in records.items)
+    shown = render_claim(rapidos, records, specs, "es", WHERE)
+    assert shown.startswith("más rápidos pero fuera de tolerancia: *")
+    assert f"no se puede decidir: el registro de torch {build} " in html.unescape(shown)
+    # With a control whose windows agree but one run a row, too few runs: how many it takes
+    # is the exact interval's (drift_stats.runs_needed).
+    with pytest.raises(Undecided) as why:
+        evaluate(rapidos, with_runs(records, runs=1), specs)
+    assert why.value.key == "claim_few_runs" and int(str(why.value.values["runs"])) > 1
     # bfloat16 made a thousand times faster: whether it is faster on the committed
     # machine (not on an AMD EPYC without bfloat16 instructions) is the records' business.
     faster_records = with_runs(records, scale={"bfloat16": 1e-3})
