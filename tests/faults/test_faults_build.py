@@ -350,7 +350,7 @@ def test_a_set_signed_by_an_allowed_key_builds_and_shows_its_grade(batch) -> Non
     # The environment table, with each set's grade, is on Medir's records page.
     page = html.unescape((project / "site/medir-pytorch-registros/index.html").read_text())
     assert "registrado por CI (ejecución 4242, firmado)" in page
-    assert "registrado a mano, sin firma" in page  # the other sets
+    assert "registrado fuera de CI, sin firma" in page  # the other sets
     english = html.unescape(
         (project / "site/en/medir-pytorch-registros/index.html").read_text())
     assert "recorded by CI (run 4242, signed)" in english

@@ -344,7 +344,7 @@ def test_the_report_says_what_else_differs_and_reads_in_both_languages() -> None
     spanish, english = (text_of(drift_markdown(report, lang, method=METHOD))
                         for lang in ("es", "en"))
     assert "cambió" in spanish and "Resumen: 1 cambió" in spanish
-    assert "1 ejemplo idéntico en todas las versiones (2.13.0+cpu y 2.14.1+cu130)" in spanish
+    assert "1 salida observada idéntica en todas las versiones (2.13.0+cpu y 2.14.1+cu130)" in spanish
     assert "2.14.1+cu130 tarda 2,0" in spanish and "más lento; intervalo 1," in spanish
     assert "registradas en sesiones distintas" in spanish and "(cpu / cu130)" in spanish
     assert "control: 2.13.0+cpu registrada dos veces" in spanish
@@ -360,7 +360,7 @@ def test_the_report_says_what_else_differs_and_reads_in_both_languages() -> None
 def test_spanish_counts_agree_with_their_number() -> None:
     records = Records(items=[record("2.13", value=6.0), record("2.14", value=6.0)])
     report = drift_report(records, [EXPECT, EXPECT], [])
-    assert "2 ejemplos idénticos en todas las versiones" in drift_markdown(report, "es")
+    assert "2 salidas observadas idénticas en todas las versiones" in drift_markdown(report, "es")
 
 
 def test_a_record_set_holds_a_control_run_beside_its_rows(tmp_path: Path) -> None:

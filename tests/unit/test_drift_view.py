@@ -143,13 +143,13 @@ def test_rows_read_changes_first_then_by_size_of_effect() -> None:
 
 def test_identical_and_single_build_items_are_counted_not_listed() -> None:
     page = drift_markdown(every_verdict(), "es", specs=load_trials())
-    assert ("3 ejemplos idénticos en todas las versiones (2.13.0+cpu y 2.14.1+cu130)"
+    assert ("3 salidas observadas idénticas en todas las versiones (2.13.0+cpu y 2.14.1+cu130)"
             in text_of(page))
     assert ("1 ensayo medido en una sola versión (2.11.0+cu130): nada con que compararlos"
             in text_of(page))
     assert "n0" not in page and "8192" not in page  # no row of theirs
     english = drift_markdown(every_verdict(), "en", specs=load_trials())
-    assert "3 examples identical in every build" in english
+    assert "3 observed outputs identical in every build" in english
 
 
 def test_trials_are_named_as_medir_names_them() -> None:

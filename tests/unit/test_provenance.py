@@ -69,7 +69,7 @@ def test_a_signed_set_has_its_grade_and_an_edit_or_a_copy_loses_it(tmp_path: Pat
         "git, record it in the workflow (which signs it), or vouch for a set recorded by hand "
         "with `python -m harness publish add 2.13.0+cpu cpu`",)
     assert len(copied.provenance.problems) == 3  # the signed list names 2.13.0+cpu's files
-    assert grade_text(original.provenance, "es") == "registrado a mano, sin firma"
+    assert grade_text(original.provenance, "es") == "registrado fuera de CI, sin firma"
 
 
 def test_a_set_recorded_by_hand_is_vouched_for_by_the_list(tmp_path: Path) -> None:
@@ -102,6 +102,6 @@ def test_the_workflow_signs_only_the_sets_no_one_vouches_for(tmp_path: Path, key
          str(ROOT), "--results", str(results)], capture_output=True, text=True, check=False,
         env={**os.environ, "RECORDS_SIGNING_KEY": key.read_text()})
     assert done.returncode == 0, done.stderr
-    assert "on 'cpu': recorded by hand, unsigned" in done.stderr
+    assert "on 'cpu': recorded outside CI, unsigned" in done.stderr
     assert "on 'cuda-nvidia-h200': recorded by CI (run 77, signed)" in done.stderr
     assert not (results / "2.13.0+cpu/cpu.sha256").exists()
