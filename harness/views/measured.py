@@ -10,8 +10,9 @@ from __future__ import annotations
 import html
 import math
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import groupby
 from typing import Any
 
@@ -19,6 +20,7 @@ from harness.core.errors import HarnessError
 from harness.core.peak_rule import peak_gaps
 from harness.core.rows import ARTICLE_COLUMNS, CSV_HEADER, TrialRow
 from harness.core.types import DEVICE_TYPES, Environment, TrialExpectation, TrialSpec
+from harness.records.drift import machine
 from harness.records.provenance import grade_text
 from harness.records.store import DeviceRecord, Records, format_rows
 from harness.sources.trials import shape_text, spec_sha256
@@ -353,6 +355,7 @@ def _table(context: Context, specs: list[TrialSpec], records: list[DeviceRecord]
     header = [(word(lang, "trial"), False)]
     header += [(word(lang, "torch"), False)] if show_build else []
     entries = []
+    where: list[tuple[str, Environment] | None] = []
     for spec in specs:
         for record, found in by_build:
             row = found.get(spec.name)
@@ -363,6 +366,21 @@ def _table(context: Context, specs: list[TrialSpec], records: list[DeviceRecord]
                                       stale=context.is_stale(row))
             failing = row is not None and row.failed and row.dtype != spec.reference_dtype
             entries.append((spec, record, cells, failing))
+            where.append(None if row is None else (machine(record, row),
+                                                   record.environments[row.run_id]))
+    # A row measured on another processor than most says so: its figures are that
+    # machine's (a bfloat16 row on a CPU with AMX beside float32 rows on one without).
+    machines = Counter(w[0] for w in where if w is not None)
+    if len(machines) > 1:
+        usual = machines.most_common(1)[0][0]
+        for number, seen in enumerate(where):
+            if seen is not None and seen[0] != usual:
+                name = seen[1].device_name if seen[1].device_name not in usual else seen[0]
+                said = word(lang, "row_other_machine", machine=html_text(name))
+                spec, record, cells, failing = entries[number]
+                cells = [replace(cells[0], html=f'{cells[0].html} <span class="harness-spread">'
+                                 f"{said}</span>"), *cells[1:]]
+                entries[number] = (spec, record, cells, failing)
     # A column with one value in every row says it once, in the caption.
     constant = {i for i in range(len(COMPACT_COLUMNS))
                 if len(entries) > 1 and len({e[2][i].html for e in entries}) == 1}

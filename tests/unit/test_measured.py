@@ -265,3 +265,35 @@ def test_a_first_call_from_a_fresh_process_sits_beside_the_median(specs) -> None
     memory = compact_cells(dataclasses.replace(row, memory=1024 * 1024), spec, gpu, "es",
                            stale=False)[3].html
     assert memory.startswith("1,00") and "reservada\xa02,00" in memory, memory
+
+
+def test_a_row_from_another_processor_says_so_in_its_table() -> None:
+    """On the committed records, whose CPU matmul rows come from two processors: exactly
+    the rows measured on the less common one name it, the others name none."""
+    from collections import Counter
+
+    from support import ROOT
+
+    from harness.records.drift import machine
+
+    records = load_all(ROOT / "results", root=ROOT)
+    site_specs = load_trials()
+    cpu = [(r, row) for r in records.items if r.device_type == "cpu" for row in r.rows
+           if site_specs[row.trial].group == "matmul"]
+    machines = Counter(machine(r, row) for r, row in cpu)
+    assert len(machines) > 1, "the committed CPU matmul rows come from one processor"
+    usual = machines.most_common(1)[0][0]
+    other = {(r.torch_build, row.trial): r.environments[row.run_id].device_name
+             for r, row in cpu if machine(r, row) != usual}
+    markdown, _ = render("measurements", {"group": "matmul"}, records, site_specs)
+    start = markdown.index("<strong>CPU</strong>")
+    table = markdown[start:markdown.index("</table>", start)]
+    assert "otro procesador" not in table[:table.index("</caption>")]
+    noted = {}
+    for row_html in re.findall(r"<tr[^>]*>.*?</tr>", table, re.S):
+        found = re.search(r"en otro procesador: ([^<]*)</span>", row_html)
+        build = re.search(r'class="harness-build">([^<]*)<', row_html)
+        trial = re.search(r'title="([^"]+)"', row_html)
+        if found and build and trial:
+            noted[(build[1], trial[1])] = html.unescape(found[1])
+    assert noted == other
