@@ -299,3 +299,39 @@ def test_a_dtype_that_is_its_own_reference_is_never_passing() -> None:
                  if c.predicate == "faster-passing" and c.args["device"] == "cpu")
     values = evaluate(claim, records, specs)
     assert values is not None and not any(v.startswith("float64") for v in values)
+
+
+def test_a_flat_claim_says_in_words_the_ratio_its_rule_allows() -> None:
+    """«flat» lets the slowest row take up to FLAT_RATIO times the fastest: each sentence
+    that asserts it says so in words, so neither can change without the other."""
+    from harness.records.claims import FLAT_RATIO
+
+    assert FLAT_RATIO == 1.5, "the sentences below say «la mitad más»: rewrite them with it"
+    flat = [c for c in load_claims(ROOT / "snippets", root=ROOT).values()
+            if c.predicate == "latency-flat" and c.expect == ("flat",)]
+    assert flat
+    for claim in flat:
+        assert "la mitad más" in claim.sentences["es"], claim.id
+        assert "half as long again" in claim.sentences["en"], claim.id
+
+
+def test_a_flat_claim_never_compares_rows_of_two_processors() -> None:
+    """The committed CPU autograd rows, with one row moved to another processor and made
+    ten times slower: the group still reads «flat» on each processor, and «grows» once
+    the slow row is on the same one."""
+    specs = load_trials()
+    cpu = next(r for r in load_all(ROOT / "results").items
+               if r.device_type == "cpu" and any(specs[x.trial].group == "autograd"
+                                                  for x in r.rows))
+    row = next(x for x in cpu.rows if specs[x.trial].group == "autograd")
+    slow = dataclasses.replace(row, latency=row.latency * 10, run_id="elsewhere")
+    other = dataclasses.replace(cpu.environments[row.run_id], run_id="elsewhere",
+                                device_name="Otro procesador", cpu_id="x")
+    rows = [slow if x is row else x for x in cpu.rows]
+    moved = dataclasses.replace(cpu, rows=rows,
+                                environments={**cpu.environments, "elsewhere": other})
+    args = {"group": "autograd", "device": "cpu", "task": "gradients"}
+    assert _PREDICATES["latency-flat"](Records(items=[moved]), specs, args) == ("flat",)
+    same = dataclasses.replace(moved, environments={**cpu.environments,
+                                                    "elsewhere": cpu.environments[row.run_id]})
+    assert _PREDICATES["latency-flat"](Records(items=[same]), specs, args) == ("grows",)
