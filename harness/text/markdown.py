@@ -17,12 +17,16 @@ RECORDED = f"harness-recorded-{secrets.token_hex(8)}"
 Random per process: a page cannot type it to pass a typed figure off as recorded."""
 _MARKS = re.compile(rf"<!--/?{RECORDED}-->")
 
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]|#<>!~])")
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]|#<>!])")
 #: Characters Python-Markdown acts on even inside inline HTML (it makes links, images and
 #: code spans before it protects the HTML, and a link's quotes break out of an attribute),
 #: written as character references instead. (``#`` is left alone: html.escape writes
-#: ``&#x27;``; ``_`` too: emphasis adds no quote, and ids read better.)
+#: ``&#x27;``.)
 _ENTITIES = str.maketrans({c: f"&#{ord(c)};" for c in "[]()!`*|{}\\~"})
+#: An underscore that could open or close emphasis, written as a reference: one not
+#: between two letters or digits («__init__» stays text, not «<strong>init</strong>»;
+#: «mm_bf16» keeps its underscore, which Markdown never reads inside a word).
+_EMPHASIS = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
 
 
 #: Runs of whitespace but the no-break spaces (U+00A0, U+2007, U+202F): those keep a
@@ -37,7 +41,9 @@ def _one_line(text: object) -> str:
 def cell(text: object) -> str:
     """Record text made safe for a table cell: never markup, never a broken row."""
     flat = _one_line(text)
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(flat, quote=False)).replace("\\&", "&")
+    # «~» as a reference: no extension of the site reads «\~» as an escape (it would show).
+    return (_MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(flat, quote=False))
+            .replace("\\&", "&").replace("~", "&#126;"))
 
 
 def code(text: object) -> str:
@@ -49,7 +55,7 @@ def code(text: object) -> str:
 def html_text(text: object) -> str:
     """Record text for raw HTML (table cells, attributes, notes): escaped, one line.
     Markdown is not parsed inside the harness's HTML blocks, so no backslashes."""
-    return html.escape(_one_line(text), quote=True).translate(_ENTITIES)
+    return _EMPHASIS.sub("&#95;", html.escape(_one_line(text), quote=True).translate(_ENTITIES))
 
 
 def recorded(markdown: str, *, block: bool = False) -> str:

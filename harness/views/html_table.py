@@ -80,7 +80,7 @@ def breakable(code_html: str) -> str:
     """``<code>`` from :func:`harness.text.markdown.code` that may wrap after ``/`` and
     ``_`` (a snippet id, a long name on a phone), and nowhere inside a word."""
     inner = code_html.removeprefix("<code>").removesuffix("</code>")
-    return "<code>" + re.sub(r"([/_])", r"\1<wbr>", inner) + "</code>"
+    return "<code>" + re.sub(r"(/|_|&#95;)", r"\1<wbr>", inner) + "</code>"
 
 
 def csv_link(text: str, *, filename: str, label: str) -> str:

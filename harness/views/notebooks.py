@@ -20,7 +20,7 @@ from harness.sources.pages import find_includes, find_markers
 from harness.sources.project import Project
 from harness.sources.trials import load_trials
 from harness.text.markdown import cell as markdown_text
-from harness.text.markdown import without_marks
+from harness.text.markdown import code, without_marks
 from harness.text.words import in_lang, word
 from harness.views.claims import render_claim
 
@@ -161,12 +161,14 @@ def _expectations_cell(project: Project, snippet_id: str, lang: str) -> str:
     ``raises`` one the exception's type and the stable part of its message."""
     lines = [f"**{word(lang, 'analytic')}**", ""]
     for e in project.expectations.get(snippet_id, []):
-        expected = f"`{e.raises}`" if e.raises else f"`{python_text(e.value)}`"
+        # Inline HTML code, escaped: a value's backtick would close a Markdown code span
+        # and let the rest through as markup.
+        expected = code(e.raises) if e.raises else code(python_text(e.value))
         if e.raises and e.message:
             expected += f" ({word(lang, 'quoted', text=markdown_text(e.message))})"
         derivation = in_lang(lang, {"es": e.derivation, "en": e.derivation_en})
         # Data, as on the page: mkdocs-jupyter renders a Markdown cell's HTML.
-        lines.append(f"- `{e.name}` = {expected}: {markdown_text(derivation)}")
+        lines.append(f"- {code(e.name)} = {expected}: {markdown_text(derivation)}")
     return "\n".join(lines)
 
 

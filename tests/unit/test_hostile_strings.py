@@ -12,6 +12,7 @@ marker kind cannot go untested.
 from __future__ import annotations
 
 import dataclasses
+import html
 import html.parser
 import itertools
 from pathlib import Path
@@ -204,3 +205,13 @@ def test_a_hostile_derivation_reaches_a_notebook_as_text() -> None:
         text = _expectations_cell(project, snippet_id, lang)
         assert "<img" not in text and "&lt;img src=x" in text, text
         assert "[l](javascript" not in text, text  # escaped: \[l\](…) is no link
+    # The expected value and an exception's type are data too: a backtick in one closed
+    # the code span it sat in, and what followed was markup.
+    for field in ("value", "raises"):
+        value = "torch.float32` <img src=x onerror=alert(1)> _u_ `"
+        bad = dataclasses.replace(items[0], **{field: value})
+        project = dataclasses.replace(
+            project, expectations={**project.expectations, snippet_id: [bad, *items[1:]]})
+        shown = markdown.markdown(_expectations_cell(project, snippet_id, "es"))
+        assert "<img" not in shown and "<em>" not in shown, shown
+        assert "torch.float32` <img src=x onerror=alert(1)> _u_ `" in html.unescape(shown)

@@ -1,7 +1,10 @@
 from __future__ import annotations
 
+import re
 from html import unescape
 from pathlib import Path
+
+import pytest
 
 from harness.core.errors import Location
 from harness.core.rows import TrialRow
@@ -116,7 +119,24 @@ def test_cells_never_carry_markup() -> None:
 
 
 def test_code_cells_escape_html_and_pipes_without_backslashes() -> None:
-    assert code("a|<b>_c") == "<code>a&#124;&lt;b&gt;_c</code>"
+    assert code("a|<b>_c") == "<code>a&#124;&lt;b&gt;&#95;c</code>"
+
+
+@pytest.mark.parametrize(("text", "shown"), [
+    ("in Module.__init__: x", "<p>in Module.__init__: x</p>"),
+    ("a _u_ b *v* ~~w~~", "<p>a _u_ b *v* ~~w~~</p>"),
+    ("mm_bf16", "<p>mm_bf16</p>"),
+])
+def test_record_text_is_never_emphasis_in_a_markdown_block(text: str, shown: str) -> None:
+    """Through the site's Markdown with md_in_html, as a harness block holds record text:
+    underscores and tildes read as typed, with no backslash."""
+    import markdown
+
+    convert = markdown.Markdown(extensions=["md_in_html", "attr_list", "tables"]).convert
+    block = convert(f'<div markdown="1">\n\n<p>{html_text(text)}</p>\n\n</div>')
+    assert unescape(block.removeprefix("<div>\n").removesuffix("\n</div>")) == shown
+    table = convert(f"| a |\n|---|\n| {cell(text)} |")
+    assert unescape(re.search(r"<td>(.*)</td>", table)[1]) == shown[3:-4]
 
 
 def test_numbers_follow_the_language() -> None:
