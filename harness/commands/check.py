@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.commands.checkout import root_of
-from harness.core.errors import HarnessError
+from harness.core.errors import HarnessError, read_text
 from harness.records.store import load_all
 from harness.records.validate import CONTRADICTS, check_records
 from harness.sources.checks import check_project
@@ -109,8 +109,9 @@ def marker_problems(project: Project, slug: str) -> list[str]:
         path = project.root / "docs" / name
         if not path.is_file():
             continue  # the sources step names a missing twin
-        text, shown = path.read_text(encoding="utf-8"), project.shown(path)
+        shown = project.shown(path)
         try:
+            text = read_text(path, shown)
             included = {include.snippet_id for include, _ in resolve_includes(project, text, shown)}
             page = PageContext(lang=lang, slug=slug, included=included)
             for marker in find_markers(text, shown):

@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         with locked(results, shown=shown):
             changed = vouch(results, args.torch_build, args.device)
         print(f"{shown}/unsigned.sha256: {changed} line(s) changed for torch {args.torch_build} "
-              f"on {args.device!r} (registrado a mano, sin firma)", file=sys.stderr)
+              f"on {args.device!r} (registrado fuera de CI, sin firma)", file=sys.stderr)
     if args.action == "sign":
         key = os.environ.get(KEY_VARIABLE, "")
         if not key or not args.run:

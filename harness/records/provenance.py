@@ -142,12 +142,17 @@ def vouch(results: Path, build: str, key: str) -> int:
     lock); how many lines changed. A set an allowed signer signed needs no listing."""
     from harness.records.commit import write_atomically
 
-    files = _set_files(results / build, key)
+    files = _set_files(results / build, key) if (results / build).is_dir() else []
+    if not files:  # a mistyped build or device would vouch for nothing, silently
+        sets = sorted(f"{p.parent.name} {p.name.removesuffix('.env.json')}"
+                      for p in results.glob("*/*.env.json"))
+        raise HarnessError(f"no record set for torch {build!r} on {key!r} under {results.name}/; "
+                           f"the sets are: {'; '.join(sets) or 'none'}")
     if verify_set(results, build, key, shown=results, unsigned={}).run:
         return 0
     path = results / UNSIGNED
     old = path.read_text(encoding="utf-8") if path.exists() else (
-        "# Record files recorded by hand, unsigned («registrado a mano, sin firma»): the\n"
+        "# Record files recorded outside CI, unsigned («registrado fuera de CI, sin firma»): the\n"
         "# build accepts each with exactly this content. `python -m harness publish add`\n"
         "# writes it; a change here is a person vouching for a record, seen in review.\n")
     lines = old.splitlines()

@@ -22,6 +22,7 @@ import dataclasses
 import datetime
 import functools
 import io
+import itertools
 import json
 import math
 import re
@@ -162,10 +163,36 @@ def date_problem(text: str) -> str | None:
     return None
 
 
+class _TwiceError(ValueError):
+    """A key twice in one JSON object (json keeps the last silently)."""
+
+
+def _once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise _TwiceError(key)
+        found[key] = value
+    return found
+
+
 def _json(text: str, shown: object, line: int = 1) -> Any:
-    """``text`` as JSON; invalid or too deeply nested JSON names ``shown`` and the line."""
+    """``text`` as JSON; invalid or too deeply nested JSON, or a key twice in one object,
+    names ``shown`` and the line."""
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_once)
+    except _TwiceError as exc:
+        key = str(exc)
+        seen = [m.start() for m in re.finditer(re.escape(json.dumps(key)) + r"\s*:", text)]
+        at = line
+        for first, second in itertools.pairwise(seen):  # the second of a pair in one object
+            depth = list(itertools.accumulate({"{": 1, "}": -1}.get(c, 0)
+                                              for c in text[first:second]))
+            if min(depth, default=0) >= 0 and (depth or [0])[-1] == 0:
+                at = line + text.count("\n", 0, second)
+                break
+        raise HarnessError(f"{shown}:{at}: key {key!r} twice in one object; a record holds "
+                           "each field once (JSON would keep the last silently)") from None
     except json.JSONDecodeError as exc:
         raise HarnessError(f"{shown}:{line + exc.lineno - 1}: not valid JSON ({exc.msg})") from None
     except RecursionError:
@@ -302,12 +329,16 @@ def parse_rows(text: str, shown: Path) -> list[TrialRow]:
         raise HarnessError(f"{shown}:1: {what}; expected the header {expected}")
     rows: list[TrialRow] = []
     seen: dict[tuple[str, int], int] = {}
+    start = reader.line_num + 1  # a row's first line: a quoted cell may run past it
     for cells in reader:
-        line, where = reader.line_num, f"{shown}:{reader.line_num}"
+        line, where, start = start, f"{shown}:{start}", reader.line_num + 1
         if not any(cells):
             continue
         if len(cells) != len(header):
-            raise HarnessError(f"{where}: {len(cells)} cells where the header has {len(header)}")
+            runs = (f" (a quote opened on this line runs to line {reader.line_num}: a quoted "
+                    "cell not closed?)" if reader.line_num > line else "")
+            raise HarnessError(f"{where}: {len(cells)} cells where the header has "
+                               f"{len(header)}{runs}")
         row = TrialRow(**{name: _cell(_BY_NAME[name], cell, where)
                           for name, cell in zip(header, cells, strict=True)},
                        location=Location(path=shown, line=line))

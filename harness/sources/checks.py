@@ -11,7 +11,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.core.errors import HarnessError
+from harness.core.errors import HarnessError, read_text
 from harness.sources.pages import find_includes, find_markers, literal_spans
 from harness.sources.project import Project
 from harness.sources.snippets import defined_names, imported_modules
@@ -116,8 +116,8 @@ def _twin_problems(project: Project, page: Path) -> list[str]:
         return [f"{shown}:1: no English twin; create {shown_twin} with the same snippet "
                 "includes and harness markers, in the same order (the examples run without it; "
                 "the notebooks and the strict build need it)"]
-    mine = _signature(page.read_text(encoding="utf-8"), shown)
-    theirs = _signature(twin.read_text(encoding="utf-8"), shown_twin)
+    mine = _signature(read_text(page, shown), shown)
+    theirs = _signature(read_text(twin, shown_twin), shown_twin)
     matcher = difflib.SequenceMatcher(a=[w for w, _, _ in mine], b=[w for w, _, _ in theirs],
                                       autojunk=False)
     problems: list[str] = []
@@ -181,8 +181,8 @@ def check_project(project: Project) -> list[Problem]:
     problems: list[Problem] = []
     included: dict[str, list[Path]] = {}
     for page in project.spanish_pages():
-        text = page.read_text(encoding="utf-8")
         shown = project.shown(page)
+        text = read_text(page, shown)
         mine = check_pages(text, shown)
         for include in find_includes(text, shown):
             if include.snippet_id not in project.snippets:
@@ -200,7 +200,7 @@ def check_project(project: Project) -> list[Problem]:
                      for m in _twin_problems(project, page)]
     for twin in (p for p in project.pages() if p.name.endswith(".en.md")):
         problems += [Problem(message=m) for m in
-                     check_pages(twin.read_text(encoding="utf-8"), project.shown(twin))]
+                     check_pages(read_text(twin, project.shown(twin)), project.shown(twin))]
     for snippet_id, pages_of in sorted(included.items()):
         problems += [Problem(message=m, pages=tuple(pages_of))
                      for m in _code_problems(project, snippet_id)]

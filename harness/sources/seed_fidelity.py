@@ -12,7 +12,7 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.core.errors import HarnessError, parse_toml, table_entries
+from harness.core.errors import HarnessError, parse_toml, read_text, table_entries
 
 __all__ = ["REWRITES", "Rewrite", "load_rules", "seed_problems", "seed_slugs", "unmarked_additions"]
 
@@ -143,14 +143,22 @@ def load_rules(seeds: Path) -> tuple[Rewrite, ...]:
     path = seeds / "rewrites.toml"
     if not path.is_file():
         return ()
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path, REWRITES)
     data = parse_toml(text, REWRITES)
     rewrites: list[Rewrite] = []
+    slugs = seed_slugs(seeds.parent)
     for raw, where in table_entries(text, data, "rewrite", Path(REWRITES)):
         if not (isinstance(raw, dict) and isinstance(raw.get("seed"), str)
                 and isinstance(raw.get("page_text"), str)):
             raise HarnessError(f"{where}: a [[rewrite]] needs seed = \"<the seed's "
                                'text>" and page_text = "<what the page says>"')
+        unknown = sorted(set(raw) - {"seed", "page_text", "page"})
+        if unknown:  # a mistyped «page» would make the rewrite apply to every page
+            raise HarnessError(f"{where}: unknown key {unknown[0]!r} in a [[rewrite]]; its "
+                               "keys are seed, page_text and page")
+        if "page" in raw and raw["page"] not in slugs:
+            raise HarnessError(f"{where}: page = {raw['page']!r} names no seeded page; "
+                               f"expected one of {', '.join(slugs)}")
         rewrites.append(Rewrite(seed=raw["seed"], text=raw["page_text"],
                                 page=str(raw.get("page", "")), line=where.line))
     return tuple(rewrites)
@@ -201,5 +209,5 @@ def seed_problems(root: Path, slug: str) -> list[str]:
     if not page.is_file():
         return [f"seeds/{slug}.txt:1: the seed has no page; write docs/{slug}.md"]
     rules = load_rules(root / "seeds")
-    return unmarked_additions(slug, page.read_text(encoding="utf-8"),
-                              seed.read_text(encoding="utf-8"), rules)
+    return unmarked_additions(slug, read_text(page, f"docs/{slug}.md"),
+                              read_text(seed, f"seeds/{slug}.txt"), rules)

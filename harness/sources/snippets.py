@@ -69,14 +69,15 @@ def find_snippets(snippets_dir: Path) -> dict[str, Snippet]:
             raise HarnessError(
                 f"{path}: two snippets share the id {snippet_id!r}; "
                 "rename one so that ids stay unique regardless of suffix.")
-        found[snippet_id] = Snippet(id=snippet_id, path=path, sha256=_digest(path))
+        shown = Path(snippets_dir.name) / path.relative_to(snippets_dir)
+        found[snippet_id] = Snippet(id=snippet_id, path=path, sha256=_digest(path, shown))
     return found
 
 
-def _digest(path: Path) -> str:
+def _digest(path: Path, shown: Path) -> str:
     """The hash of the snippet's text with LF line ends: a checkout that writes CRLF
     (Windows, core.autocrlf) holds the same snippet, not a stale one."""
-    text = read_text(path, path).replace("\r\n", "\n")
+    text = read_text(path, shown).replace("\r\n", "\n")
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

@@ -124,8 +124,13 @@ def workload_sources(*, workloads: Path = WORKLOADS_FILE) -> dict[str, str]:
     """Each workload (a public function of the module taking only the keyword-only
     arguments ``spec`` and ``device``: the names a trial's ``workload`` may take), with
     its source plus that of every module-level function it reaches."""
-    source = workloads.read_text(encoding="utf-8")
-    functions = {n.name: n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef)}
+    shown = Path("trials") / workloads.name
+    source = read_text(workloads, shown)
+    try:
+        tree = ast.parse(source, filename=str(shown))
+    except SyntaxError as exc:
+        raise HarnessError(f"{shown}:{exc.lineno or 1}: not valid Python ({exc.msg})") from None
+    functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     names = [name for name, node in functions.items()
              if not name.startswith("_") and not node.args.args
              and [a.arg for a in node.args.kwonlyargs] == ["spec", "device"]]

@@ -204,6 +204,17 @@ def _deep_json(project: Path) -> str:
     return rf"{_shown(project, jsonl)}:{len(lines) + 1}: JSON nested too deeply to read"
 
 
+def _key_twice(project: Path) -> str:
+    """A field twice in one run of an environment: JSON keeps the last one silently."""
+    env = record_files(project, ".env.json")[0]
+    lines = env.read_text().splitlines()
+    first = next(n for n, line in enumerate(lines) if '"cpu_id":' in line)
+    second = next(n for n, line in enumerate(lines) if n > first and '"cpu_id":' in line)
+    lines.insert(second + 1, '      "cpu_id": "forged",')
+    env.write_text("\n".join(lines) + "\n")
+    return rf"{_shown(project, env)}:{second + 2}: key 'cpu_id' twice in one object"
+
+
 def _duplicate_observation(project: Path) -> str:
     jsonl = record_files(project, ".examples.jsonl")[0]
     lines = jsonl.read_text().splitlines()
@@ -283,6 +294,7 @@ RECORD_FAULTS = {
     "deep-json": _deep_json,
     "failing-rows-deleted": _failing_rows_deleted,
     "duplicate-observation": _duplicate_observation,
+    "key-twice": _key_twice,
     "huge-observation": _huge_observation,
     "interrupted-swap": _interrupted_swap,
     "latin1-byte-in-csv": _latin1_byte,

@@ -242,6 +242,20 @@ def _front_matter(project: Path) -> str:
     return r"docs/elegir-pytorch\.md:2: the front matter is not valid YAML \(mapping values"
 
 
+def _latin1_page(project: Path) -> str:
+    """A page saved as Latin-1: the build names its line, not a UnicodeDecodeError."""
+    page = project / "docs/elegir-pytorch.md"
+    page.write_bytes(page.read_text().encode("latin-1", errors="replace"))
+    return r"docs/elegir-pytorch\.md:2: byte 0xfa is not UTF-8"  # «según»
+
+
+def _workloads_syntax(project: Path) -> str:
+    workloads = project / "trials/workloads.py"
+    workloads.write_text(workloads.read_text() + "\ndef (:\n")
+    lines = workloads.read_text().count("\n")
+    return rf"trials/workloads\.py:{lines}: not valid Python"
+
+
 #: fault → a function that injects it into a copy and returns the pattern the log must show.
 FAULTS = {
     "corrupt-jsonl": _corrupt,
@@ -271,6 +285,8 @@ FAULTS = {
     "missing-include": _missing_include,
     "claim-flipped": _claim_flipped,
     "front-matter": _front_matter,
+    "latin1-page": _latin1_page,
+    "workloads-syntax": _workloads_syntax,
     **RECORD_FAULTS,  # issues 19 and 27: records, provenance, bad bytes and settings
     **FIGURE_FAULTS,  # issue 27: typed figures where the reader sees them
 }

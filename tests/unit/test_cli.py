@@ -8,6 +8,7 @@ Each case runs ``python -m harness`` in a subprocess whose ``import torch`` fail
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -116,6 +117,21 @@ def test_without_the_run_extra_record_and_publish_add_name_it(tmp_path: Path) ->
     assert done.returncode == 2, done.stderr
     assert "needs the package filelock" in done.stderr and "pip install '.[run]'" in done.stderr
     assert not any(results.iterdir())
+
+
+@pytest.mark.parametrize(("build", "device"), [("9.9.9+cpu", "cpu"), ("2.13.0+cpu", "cuda-foo")])
+def test_publish_add_of_a_set_that_does_not_exist_names_the_sets(
+        tmp_path: Path, no_torch: dict[str, str], build: str, device: str) -> None:
+    """A mistyped build or device vouched for nothing and said «0 line(s) changed»."""
+    results = tmp_path / "results"
+    shutil.copytree(ROOT / "results", results)
+    before = (results / "unsigned.sha256").read_bytes()
+    done = harness("publish", "add", build, device, "--results", str(results), cwd=ROOT,
+                   env=no_torch)
+    assert done.returncode == 2, done.stderr
+    assert f"no record set for torch {build!r} on {device!r} under results/" in done.stderr
+    assert "2.13.0+cpu cpu" in done.stderr and "Traceback" not in done.stderr
+    assert (results / "unsigned.sha256").read_bytes() == before
 
 
 def test_version_and_whole_descriptions_without_rest() -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 from support import ROOT
 
+from harness.core.errors import HarnessError
 from harness.sources.seed_fidelity import (
     load_rules,
     seed_problems,
@@ -104,3 +105,20 @@ def test_a_heading_that_says_it_is_added_passes() -> None:
     # only at the end, in those words: a heading that merely mentions it is reported
     mentions = "## La ampliación de una sección\n\nOtra frase.\n"
     assert len(unmarked_additions("sample", mentions, SAMPLE_SEED)) == 1
+
+
+@pytest.mark.parametrize(("entry", "message"), [
+    ('pag = "sample"', "seeds/rewrites.toml:3: unknown key 'pag' in a [[rewrite]]"),
+    ('page = "no-such-page"', "seeds/rewrites.toml:3: page = 'no-such-page' names no seeded "
+                              "page; expected one of sample"),
+    ("page = 3", "seeds/rewrites.toml:3: page = 3 names no seeded page"),
+])
+def test_a_mistyped_rewrite_names_its_line(tmp_path, entry: str, message: str) -> None:
+    """A mistyped «page» made a page's rewrite apply to every page, silently."""
+    (tmp_path / "seeds").mkdir()
+    (tmp_path / "seeds/sample.txt").write_text(SAMPLE_SEED, encoding="utf-8")
+    (tmp_path / "seeds/rewrites.toml").write_text(
+        f'# a comment\n\n[[rewrite]]\n{entry}\nseed = "x"\npage_text = "y"\n', encoding="utf-8")
+    with pytest.raises(HarnessError) as caught:
+        load_rules(tmp_path / "seeds")
+    assert str(caught.value).startswith(message), caught.value

@@ -279,3 +279,18 @@ def test_every_stored_tuple_field_is_variadic() -> None:
             for part in (hint, *typing.get_args(hint)):
                 if typing.get_origin(part) is tuple:
                     assert typing.get_args(part)[1:] == (Ellipsis,), (cls.__name__, name)
+
+
+def test_an_unclosed_quote_is_named_at_the_line_it_opens() -> None:
+    """csv reads on to the end of the file for the closing quote: the message names the
+    row's first line, not the last line read."""
+    from support import ROOT
+
+    from harness.records.store import parse_rows
+
+    lines = (ROOT / "results/2.13.0+cpu/cpu.csv").read_text().splitlines()
+    lines[1] = lines[1].replace(",", ',"', 1)  # the second cell opens a quote, never closed
+    with pytest.raises(HarnessError) as caught:
+        parse_rows("\n".join(lines) + "\n", Path("results/2.13.0+cpu/cpu.csv"))
+    assert str(caught.value).startswith("results/2.13.0+cpu/cpu.csv:2: ")
+    assert f"runs to line {len(lines)}: a quoted cell not closed?" in str(caught.value)
