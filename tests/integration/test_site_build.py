@@ -27,6 +27,12 @@ def test_every_page_is_built_in_both_languages(built_site: Path, page: str) -> N
     english = (built_site / "en" / page / "index.html").read_text()
     assert '<html lang="es"' in spanish and '<html lang="en"' in english
     assert "sin medición" not in english or page == ""  # English pages speak English
+    # So does the chrome around them: footer, palette switch, description; and the Spanish
+    # pages' chrome speaks Spanish.
+    for words in ("Cambiar a modo", "colaboradores de", "Hecho con", "Serie en español"):
+        assert words not in english, words
+    for words in ("Switch to", "contributors to", "Made with", "A Spanish-language series"):
+        assert words not in spanish, words
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
