@@ -54,7 +54,8 @@ def code(text: object) -> str:
 
 def html_text(text: object) -> str:
     """Record text for raw HTML (table cells, attributes, notes): escaped, one line.
-    Markdown is not parsed inside the harness's HTML blocks, so no backslashes."""
+    Markdown still runs inside the harness's ``markdown="1"`` blocks, so what it acts on
+    is a character reference (a backslash would show inside raw HTML)."""
     return _EMPHASIS.sub("&#95;", html.escape(_one_line(text), quote=True).translate(_ENTITIES))
 
 

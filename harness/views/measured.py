@@ -369,7 +369,7 @@ def _table(context: Context, specs: list[TrialSpec], records: list[DeviceRecord]
             where.append(None if row is None else (machine(record, row),
                                                    record.environments[row.run_id]))
     # A row measured on another processor than most says so: its figures are that
-    # machine's (a bfloat16 row on a CPU with AMX beside float32 rows on one without).
+    # machine's (a bfloat16 row on a CPU with AVX-512 BF16 beside rows from one without).
     machines = Counter(w[0] for w in where if w is not None)
     if len(machines) > 1:
         usual = machines.most_common(1)[0][0]
