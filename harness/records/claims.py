@@ -23,12 +23,8 @@ __all__ = ["Undecided", "evaluate"]
 
 
 class Undecided(Exception):
-    """The records hold rows for a claim, too few to decide it: ``key`` and ``values`` are
-    the words (harness/text) that say why."""
-
-    def __init__(self, key: str, **values: object) -> None:
-        super().__init__(key)
-        self.key, self.values = key, values
+    """The records hold rows for a claim, too few to decide it (the message says why); the
+    page reads «sin veredicto», which its home page defines."""
 
 
 Predicate = Callable[[Records, dict[str, TrialSpec], dict[str, str]], tuple[str, ...] | None]
@@ -79,10 +75,10 @@ def _faster_on(records: Records, specs: dict[str, TrialSpec], args: dict[str, st
             faster, slower = (s.cpu or s.wall for s in (summaries(record, row),
                                                          summaries(record, base)))
             if window is None:  # no control rows: the drift between windows is unknown
-                raise Undecided("claim_no_control", build=record.torch_build)
+                raise Undecided(f"torch {record.torch_build} has no control rows")
             if min(len(faster), len(slower)) < runs_needed(len(pairs)):
-                raise Undecided("claim_few_runs", build=record.torch_build,
-                                runs=runs_needed(len(pairs)))
+                raise Undecided(f"torch {record.torch_build} has rows with fewer than "
+                                f"{runs_needed(len(pairs))} runs")
             interval = change_interval(slower, faster, comparisons=len(pairs), window=window)
             if interval is not None and interval.high < 1.0:
                 found.setdefault(spec.dtype, []).append(row.shape.replace("x", "×"))

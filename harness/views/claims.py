@@ -64,12 +64,10 @@ def render_claim(claim: Claim, records: Records, specs: dict[str, TrialSpec], la
     the records contradict it."""
     try:
         values = evaluate(claim, records, specs)
-    except Undecided as why:
-        named = {key: cell(value) for key, value in why.values.items()}  # a record's build
-        return _unread(claim, lang, word(lang, why.key, **named))
+    except Undecided:
+        return _unread(claim, lang, word(lang, "claim_undecided"))
     if values is None:
-        return _unread(claim, lang, word(lang, "missing" if VALUE.search(
-            claim.sentences[lang]) else "claim_missing"))
+        return _unread(claim, lang, word(lang, "missing"))
     # A claim without ``expect`` is generated from the records: it always holds.
     if claim.expect is not None and set(values) != set(claim.expect):
         raise HarnessError(

@@ -6,7 +6,6 @@ flipped under a real page's claim, is tests/faults/test_faults_build.py's «clai
 from __future__ import annotations
 
 import dataclasses
-import html
 import random
 import statistics
 from pathlib import Path
@@ -91,9 +90,9 @@ def test_without_records_a_claim_says_so_in_place_of_what_it_asserts(tmp_path: P
     claim = _claims(tmp_path, CLAIM)[("pagina", "solo-cpu")]
     # Its sentence asserts what no record shows: it is not shown.
     assert render_claim(claim, Records(items=[]), {}, "es", WHERE) == (
-        f"*{recorded('Aún no hay registros con los que comprobar esta afirmación')}.*")
+        f"*{recorded('Sin medición')}.*")
     assert render_claim(claim, Records(items=[]), {}, "en", WHERE) == (
-        f"*{recorded('No records yet to check this statement against')}.*")
+        f"*{recorded('No measurement')}.*")
     # A sentence that only frames its values keeps its frame.
     listing = _claims(tmp_path / "listing", CLAIM.replace('expect = ["cpu"]\n', "").replace(
         "todo se registró en una CPU", "dispositivos: {value}").replace(
@@ -127,22 +126,16 @@ en = "faster but out of tolerance: {value}"
     assert (render_claim(tolerance, records, specs, "es", WHERE)
             == f"un error relativo de {recorded('10⁻³')}")
     # The committed records (five runs a build, a control in one CPU set only) cannot
-    # tell «faster» from noise over every pair compared: the sentence says why, naming the
-    # set, and claims nothing.
+    # tell «faster» from noise over every pair compared: the sentence keeps its frame and
+    # reads «sin veredicto» (rows exist, too few to decide), never «sin medición».
     rapidos = claims[("pagina", "rapidos")]
-    with pytest.raises(Undecided) as why:
+    with pytest.raises(Undecided, match="has no control rows|runs"):
         evaluate(rapidos, records, specs)
-    assert why.value.key in ("claim_no_control", "claim_few_runs")
-    build = str(why.value.values["build"])
-    assert any(r.torch_build == build and r.device_type == "cpu" for r in records.items)
-    shown = render_claim(rapidos, records, specs, "es", WHERE)
-    assert shown.startswith("más rápidos pero fuera de tolerancia: *")
-    assert f"no se puede decidir: el registro de torch {build} " in html.unescape(shown)
-    # With a control whose windows agree but one run a row, too few runs: how many it takes
-    # is the exact interval's (drift_stats.runs_needed).
-    with pytest.raises(Undecided) as why:
+    assert (render_claim(rapidos, records, specs, "es", WHERE)
+            == f"más rápidos pero fuera de tolerancia: *{recorded('sin veredicto')}*")
+    # With a control whose windows agree but one run a row: too few runs.
+    with pytest.raises(Undecided, match=r"rows with fewer than \d+ runs"):
         evaluate(rapidos, with_runs(records, runs=1), specs)
-    assert why.value.key == "claim_few_runs" and int(str(why.value.values["runs"])) > 1
     # bfloat16 made a thousand times faster: whether it is faster on the committed
     # machine (not on an AMD EPYC without bfloat16 instructions) is the records' business.
     faster_records = with_runs(records, scale={"bfloat16": 1e-3})
