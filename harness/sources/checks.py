@@ -199,8 +199,8 @@ def check_project(project: Project) -> list[Problem]:
         problems += [Problem(message=m, pages=(shown,), twin=True)
                      for m in _twin_problems(project, page)]
     for twin in (p for p in project.pages() if p.name.endswith(".en.md")):
-        problems += [Problem(message=m) for m in
-                     check_pages(read_text(twin, project.shown(twin)), project.shown(twin))]
+        shown = project.shown(twin)
+        problems += [Problem(message=m) for m in check_pages(read_text(twin, shown), shown)]
     for snippet_id, pages_of in sorted(included.items()):
         problems += [Problem(message=m, pages=tuple(pages_of))
                      for m in _code_problems(project, snippet_id)]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.core.errors import relative
+from harness.core.errors import read_text, relative
 from harness.core.types import Expectation, Snippet, Unchecked
 from harness.sources.claims import Claim, load_claims
 from harness.sources.pages import Include, find_includes
@@ -59,7 +59,8 @@ class Project:
 
 def page_includes(project: Project, page: Path) -> list[tuple[Include, Snippet]]:
     """A page's snippet includes in order, each resolved or failing with page:line."""
-    return resolve_includes(project, page.read_text(encoding="utf-8"), project.shown(page))
+    shown = project.shown(page)
+    return resolve_includes(project, read_text(page, shown), shown)
 
 
 def resolve_includes(project: Project, text: str, shown: Path) -> list[tuple[Include, Snippet]]:

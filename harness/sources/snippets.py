@@ -69,8 +69,8 @@ def find_snippets(snippets_dir: Path) -> dict[str, Snippet]:
             raise HarnessError(
                 f"{path}: two snippets share the id {snippet_id!r}; "
                 "rename one so that ids stay unique regardless of suffix.")
-        shown = Path(snippets_dir.name) / path.relative_to(snippets_dir)
-        found[snippet_id] = Snippet(id=snippet_id, path=path, sha256=_digest(path, shown))
+        found[snippet_id] = Snippet(id=snippet_id, path=path,
+                                    sha256=_digest(path, relative(path, snippets_dir.parent)))
     return found
 
 

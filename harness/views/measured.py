@@ -354,33 +354,27 @@ def _table(context: Context, specs: list[TrialSpec], records: list[DeviceRecord]
     show_build = len(records) > 1
     header = [(word(lang, "trial"), False)]
     header += [(word(lang, "torch"), False)] if show_build else []
+    # A row measured on another processor than most says so: its figures are that
+    # machine's (a bfloat16 row on a CPU with AVX-512 BF16 beside rows from one without).
+    machines = Counter(machine(r, row) for spec in specs for r, rows in by_build
+                       if (row := rows.get(spec.name)) is not None)
+    usual = machines.most_common(1)[0][0] if len(machines) > 1 else None
     entries = []
-    where: list[tuple[str, Environment] | None] = []
     for spec in specs:
         for record, found in by_build:
             row = found.get(spec.name)
             cells = [Cell(html=f"<em>{word(lang, 'missing')}</em>"),
                      *(Cell(html="—", numeric=True) for _ in range(3)), Cell(html="—")]
             if row is not None:
-                cells = compact_cells(row, spec, record.environments[row.run_id], lang,
-                                      stale=context.is_stale(row))
+                env = record.environments[row.run_id]
+                cells = compact_cells(row, spec, env, lang, stale=context.is_stale(row))
+                if usual is not None and (other := machine(record, row)) != usual:
+                    name = env.device_name if env.device_name not in usual else other
+                    said = word(lang, "row_other_machine", machine=html_text(name))
+                    cells[0] = replace(cells[0], html=f'{cells[0].html} <span class='
+                                       f'"harness-spread">{said}</span>')
             failing = row is not None and row.failed and row.dtype != spec.reference_dtype
             entries.append((spec, record, cells, failing))
-            where.append(None if row is None else (machine(record, row),
-                                                   record.environments[row.run_id]))
-    # A row measured on another processor than most says so: its figures are that
-    # machine's (a bfloat16 row on a CPU with AVX-512 BF16 beside rows from one without).
-    machines = Counter(w[0] for w in where if w is not None)
-    if len(machines) > 1:
-        usual = machines.most_common(1)[0][0]
-        for number, seen in enumerate(where):
-            if seen is not None and seen[0] != usual:
-                name = seen[1].device_name if seen[1].device_name not in usual else seen[0]
-                said = word(lang, "row_other_machine", machine=html_text(name))
-                spec, record, cells, failing = entries[number]
-                cells = [replace(cells[0], html=f'{cells[0].html} <span class="harness-spread">'
-                                 f"{said}</span>"), *cells[1:]]
-                entries[number] = (spec, record, cells, failing)
     # A column with one value in every row says it once, in the caption.
     constant = {i for i in range(len(COMPACT_COLUMNS))
                 if len(entries) > 1 and len({e[2][i].html for e in entries}) == 1}
